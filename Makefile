@@ -1,0 +1,30 @@
+# Two commands for a newcomer: `make run` and `make test`.
+PYTHON ?= $(shell scripts/find-python)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test install lock clean
+
+$(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "No Python 3.12+ found (see above)."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.lock | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(BIN)/python scripts/run.py
+
+test: install
+	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Re-pin the lock file from pyproject.toml's direct dependencies.
+lock: | $(BIN)/python
+	$(BIN)/python scripts/lock.py
+
+clean:
+	rm -rf $(VENV) var

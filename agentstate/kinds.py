@@ -1,0 +1,103 @@
+"""A task kind declares its transition table as data, plus the hooks recovery calls."""
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import IllegalTransition
+
+RUNTIME = "runtime"      # the agent's workers and the recovery pass
+INITIATOR = "initiator"  # the person who started the task
+APPROVER = "approver"    # someone on the approval's frozen route, checked by approvals.approval_decide
+
+
+@dataclass(frozen=True)
+class Transition:
+    source: str
+    event: str
+    target: str
+    allowed: tuple[str, ...]
+    # guard(task, actor) returns None to allow, or a sentence saying why not.
+    guard: Callable | None = None
+    checkpoint: bool = True
+
+
+@dataclass
+class TaskKind:
+    name: str
+    initial: str
+    transitions: list[Transition]
+    terminal: frozenset[str] = frozenset()
+    # States in which a worker should act without waiting for a person.
+    runnable: frozenset[str] = frozenset()
+    # Fired by the runtime when a receipt's outcome cannot be told (moves the task to review).
+    unknown_outcome_event: str = ""
+    # Fired by the runtime when a pending approval passes its deadline.
+    approval_expired_event: str = ""
+    # Hooks the app registers for recovery; each takes ids, not objects.
+    on_runnable: Callable[[str], None] | None = None
+    client_for: Callable[[str], object] | None = None
+    on_receipt_resolved: Callable | None = None
+    # may_view(user, task) and may_decide(user, approval) read authoritative records.
+    may_view: Callable | None = None
+    may_decide: Callable | None = None
+    _table: dict = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        for t in self.transitions:
+            key = (t.source, t.event)
+            if key in self._table:
+                raise ValueError(f"{self.name}: ({t.source}, {t.event}) is declared twice")
+            self._table[key] = t
+
+    @property
+    def states(self) -> list[str]:
+        seen = [self.initial]
+        for t in self.transitions:
+            for s in (t.source, t.target):
+                if s not in seen:
+                    seen.append(s)
+        return seen
+
+    @property
+    def events(self) -> list[str]:
+        return sorted({t.event for t in self.transitions})
+
+    def transition(self, state: str, event: str) -> Transition:
+        try:
+            return self._table[(state, event)]
+        except KeyError:
+            pass
+        if event not in self.events:
+            raise IllegalTransition(
+                f"Unknown event {event!r} for {self.name} tasks; known events: {', '.join(self.events)}.",
+                state=state, event=event)
+        allowed_here = sorted(e for (s, e) in self._table if s == state)
+        raise IllegalTransition(
+            f"Event {event!r} is not allowed in state {state!r}; allowed here: {', '.join(allowed_here) or 'none'}.",
+            state=state, event=event)
+
+    def mermaid(self) -> str:
+        lines = ["stateDiagram-v2", f"    [*] --> {self.initial}"]
+        for t in self.transitions:
+            lines.append(f"    {t.source} --> {t.target}: {t.event}")
+        for s in sorted(self.terminal):
+            lines.append(f"    {s} --> [*]")
+        return "\n".join(lines)
+
+
+_registry: dict[str, TaskKind] = {}
+
+
+def register(kind: TaskKind) -> TaskKind:
+    _registry[kind.name] = kind
+    return kind
+
+
+def get_kind(name: str) -> TaskKind:
+    try:
+        return _registry[name]
+    except KeyError:
+        raise LookupError(f"No task kind {name!r} is registered; known: {', '.join(sorted(_registry)) or 'none'}")
+
+
+def all_kinds() -> list[TaskKind]:
+    return list(_registry.values())

@@ -1,0 +1,208 @@
+"""The runtime's tables: Session/Turn (what was said), Task and what proves its progress
+(TaskEvent, Checkpoint, Receipt, Approval). Nothing here names a business domain."""
+import uuid
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+
+RUNTIME_ACTOR = "runtime"
+
+
+class AppendOnlyError(Exception):
+    pass
+
+
+class AppendOnlyModel(models.Model):
+    """Rows are written once; history is never edited in place."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError(f"{type(self).__name__} rows are append-only")
+        super().save(*args, **kwargs)
+
+
+class Session(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_sessions")
+    task = models.ForeignKey("Task", null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
+    title = models.CharField(max_length=200, blank=True)
+    summary = models.TextField(blank=True)
+    locked = models.BooleanField(default=False, help_text="Owner left: readable by admins only.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "-created_at"])]
+
+    def __str__(self):
+        return f"session {self.id} of {self.owner_id}"
+
+
+class Turn(AppendOnlyModel):
+    class Role(models.TextChoices):
+        USER = "user"
+        AGENT = "agent"
+        SYSTEM = "system"
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    seq = models.PositiveIntegerField()
+    role = models.CharField(max_length=10, choices=Role.choices)
+    text = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [models.UniqueConstraint(fields=["session", "seq"], name="turn_seq_unique")]
+
+
+class Task(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=50)
+    initiator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_tasks")
+    tenant = models.CharField(max_length=50, db_index=True, help_text="Scope key for access, e.g. a group code.")
+    state = models.CharField(max_length=40)
+    version = models.PositiveIntegerField(default=1)
+    step = models.CharField(max_length=60, blank=True, help_text="What runs next.")
+    data = models.JSONField(default=dict, blank=True)
+    schema_version = models.PositiveSmallIntegerField(default=1)
+    # Lease: claiming does not bump `version`; `lease_token` fences late writers.
+    leased_by = models.CharField(max_length=120, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.PositiveBigIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    runnable = models.BooleanField(default=False, help_text="A worker should pick this up.")
+    content_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.PROTECT)
+    object_id = models.CharField(max_length=64, blank=True)
+    subject = GenericForeignKey("content_type", "object_id")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        permissions = [("view_any_task", "Can view every task")]
+        indexes = [
+            models.Index(fields=["runnable", "updated_at"], name="task_runnable_idx",
+                         condition=models.Q(runnable=True)),
+            models.Index(fields=["lease_until"], name="task_lease_idx", condition=models.Q(lease_until__isnull=False)),
+            models.Index(fields=["initiator", "-created_at"]),
+            models.Index(fields=["tenant", "state"]),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.id} [{self.state} v{self.version}]"
+
+
+class TaskEvent(AppendOnlyModel):
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(auto_now_add=True)
+    actor = models.CharField(max_length=150)
+    event = models.CharField(max_length=60)
+    from_state = models.CharField(max_length=40)
+    to_state = models.CharField(max_length=40)
+    version = models.PositiveIntegerField()
+    reason = models.TextField(blank=True)
+    trace_id = models.CharField(max_length=64, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["task", "id"]
+
+
+class Checkpoint(AppendOnlyModel):
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints")
+    version = models.PositiveIntegerField()
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+    tenant = models.CharField(max_length=50)
+    schema_version = models.PositiveSmallIntegerField(default=1)
+    label = models.CharField(max_length=60)
+    snapshot = models.JSONField(default=dict)
+    cursor = models.CharField(max_length=60, blank=True)
+    pending = models.JSONField(default=list, blank=True)
+    external_refs = models.JSONField(default=list, blank=True)
+    checksum = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "id"]
+        indexes = [models.Index(fields=["task", "-id"])]
+
+
+class Receipt(models.Model):
+    class Status(models.TextChoices):
+        PLANNED = "planned"
+        SENT = "sent"
+        CONFIRMED = "confirmed"
+        FAILED = "failed"
+        UNKNOWN = "unknown"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="receipts")
+    operation = models.CharField(max_length=60)
+    scope = models.CharField(max_length=120, blank=True)
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    fingerprint = models.CharField(max_length=64)
+    request = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLANNED)
+    external_id = models.CharField(max_length=120, blank=True)
+    response = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["task", "created_at"]
+        indexes = [
+            models.Index(fields=["status", "updated_at"], name="receipt_open_idx",
+                         condition=models.Q(status__in=["sent", "unknown"])),
+        ]
+
+    def __str__(self):
+        return f"{self.operation} {self.idempotency_key} [{self.status}]"
+
+
+class Approval(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        RETURNED = "returned"
+        SUPERSEDED = "superseded"
+        EXPIRED = "expired"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="approvals")
+    state_version = models.PositiveIntegerField()
+    scope = models.JSONField()
+    scope_hash = models.CharField(max_length=64)
+    # The route, frozen when the approval opens: who may decide and why.
+    rule = models.JSONField(default=dict)
+    approvers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="approvals_to_decide")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    expires_at = models.DateTimeField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="approvals_decided")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "expires_at"], name="approval_pending_idx",
+                         condition=models.Q(status="pending")),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["task"], condition=models.Q(status="pending"),
+                                    name="one_pending_approval_per_task"),
+        ]
+
+    def __str__(self):
+        return f"approval {self.id} for {self.task_id} v{self.state_version} [{self.status}]"

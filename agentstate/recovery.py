@@ -1,0 +1,86 @@
+"""One recovery pass (beat schedules it; `manage.py recover` runs it by hand).
+
+1. Expired leases are fenced off (token bumped) and their tasks handed back to their kind.
+2. Runnable tasks nobody picked up for a while are handed back to their kind.
+3. Receipts left `sent` or `unknown` are settled by looking their key up.
+4. Approvals past their deadline expire.
+Each recovery is a TaskEvent, so a person can see why a task moved again.
+"""
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from .approvals import approvals_expire
+from .kinds import get_kind
+from .leases import lease_reclaim_expired, leases_expired
+from .machine import runnable_tasks
+from .models import Task, TaskEvent
+from .receipts import receipt_reconcile, receipts_open
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RecoveryReport:
+    leases_reclaimed: list = field(default_factory=list)
+    tasks_resumed: list = field(default_factory=list)
+    receipts_settled: list = field(default_factory=list)
+    approvals_expired: int = 0
+
+    def __str__(self):
+        return (f"leases reclaimed: {len(self.leases_reclaimed)}, tasks resumed: {len(self.tasks_resumed)}, "
+                f"receipts settled: {len(self.receipts_settled)}, approvals expired: {self.approvals_expired}")
+
+
+def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: int | None = None) -> RecoveryReport:
+    stale = settings.RECOVERY_STALE_SECONDS if stale_seconds is None else stale_seconds
+    grace = settings.AGENT_LEASE_SECONDS if receipt_grace_seconds is None else receipt_grace_seconds
+    report = RecoveryReport()
+    for task in leases_expired():
+        if lease_reclaim_expired(task_id=task.pk, token=task.lease_token):
+            _note(task, "recovery.lease_expired", f"lease of {task.leased_by} expired; token fenced")
+            report.leases_reclaimed.append(task.pk)
+            _resume(task, report)
+    for task in runnable_tasks(timezone.now() - timedelta(seconds=stale)):
+        if task.pk not in report.tasks_resumed:
+            _note(task, "recovery.resumed", "runnable but idle; handed back to a worker")
+            _resume(task, report)
+    _settle_receipts(grace, report)
+    report.approvals_expired = approvals_expire()
+    return report
+
+
+def _resume(task: Task, report: RecoveryReport):
+    kind = get_kind(task.kind)
+    if task.state in kind.runnable and kind.on_runnable is not None:
+        kind.on_runnable(str(task.pk))
+        report.tasks_resumed.append(task.pk)
+    # Touch it, so the next pass does not hand it out again before a worker had its chance.
+    Task.objects.filter(pk=task.pk).update(updated_at=timezone.now())
+
+
+def _settle_receipts(grace: int, report: RecoveryReport):
+    cutoff = timezone.now() - timedelta(seconds=grace)
+    candidates = receipts_open().filter(Q(status="unknown") | Q(updated_at__lt=cutoff)).select_related("task")
+    for receipt in candidates:
+        task = receipt.task
+        if task.lease_until is not None and task.lease_until > timezone.now():
+            continue  # a live worker owns this task and will settle its own receipt
+        kind = get_kind(task.kind)
+        if kind.client_for is None:
+            continue
+        before = receipt.status
+        settled = receipt_reconcile(receipt=receipt, client=kind.client_for(receipt.operation),
+                                    on_outcome=kind.on_receipt_resolved)
+        if settled.status != before:
+            _note(task, "recovery.receipt", f"{settled.operation} {before} → {settled.status}")
+            report.receipts_settled.append(settled.pk)
+
+
+def _note(task: Task, event: str, reason: str):
+    TaskEvent.objects.create(task_id=task.pk, actor="recovery", event=event, from_state=task.state,
+                             to_state=task.state, version=task.version, reason=reason)

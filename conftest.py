@@ -1,0 +1,66 @@
+"""Shared test fixtures: an owner, a colleague and an outsider in every file; service markers."""
+import os
+
+import pytest
+from django.db import connection
+
+pytest_plugins = []
+
+
+def pytest_collection_modifyitems(config, items):
+    # Decided once: settings already point at PostgreSQL (DATABASE_URL) or at SQLite.
+    on_postgres = connection.vendor == "postgresql"
+    has_broker = os.environ.get("CELERY_BROKER_URL", "").startswith("redis://")
+    skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL (make test does when it is reachable)")
+    skip_redis = pytest.mark.skip(reason="needs Redis: set CELERY_BROKER_URL (make test does when it is reachable)")
+    for item in items:
+        if "postgres" in item.keywords and not on_postgres:
+            item.add_marker(skip_pg)
+        if "redis" in item.keywords and not has_broker:
+            item.add_marker(skip_redis)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """In CI every test runs on the real services: a skip is a failure."""
+    if os.environ.get("CI", "").lower() not in {"1", "true", "yes"}:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if skipped:
+        reporter.write_line(f"CI: {len(skipped)} test(s) skipped; CI runs everything on PostgreSQL and Redis.",
+                            red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    # Users are made in nearly every test; the production hasher's cost buys nothing here.
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username, **extra):
+        return django_user_model.objects.create_user(username=username, password="demo",
+                                                     email=f"{username}@example.com", **extra)
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    """The owner: starts tasks and sessions."""
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    """The colleague: decides alice's approvals."""
+    return make_user("bob")
+
+
+@pytest.fixture
+def erin(make_user):
+    """The outsider: another department, sees nothing of alice's."""
+    return make_user("erin")
