@@ -1,0 +1,129 @@
+"""`manage.py seed_demo`: the demo data of DESIGN §10. Idempotent: every row is looked up by
+its natural key first, so a second run creates nothing and changes nothing it already made."""
+from datetime import date
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.utils import timezone
+
+from procurement.models import Department, Membership, Quote, Supplier
+
+PASSWORD = "demo"
+YEAR_BUDGET = Decimal("20000000")
+
+DEPARTMENTS = [
+    # code, name, cost centre
+    ("ENG", "Engineering", "ENG-01"),
+    ("OPS", "Operations", "OPS-01"),
+]
+
+USERS = [
+    # username, first name, last name, role, department code (None: all), approval limit
+    ("alice", "Alice", "Lin", Membership.Role.REQUESTER, "ENG", 0),
+    ("erin", "Erin", "Chen", Membership.Role.REQUESTER, "OPS", 0),
+    ("bob", "Bob", "Wang", Membership.Role.MANAGER, "ENG", 100_000),
+    ("dave", "Dave", "Huang", Membership.Role.MANAGER, "OPS", 100_000),
+    ("frank", "Frank", "Chang", Membership.Role.DIRECTOR, None, 5_000_000),
+    ("carol", "Carol", "Wu", Membership.Role.ADMIN, None, 0),
+]
+ADMINS = {"carol"}
+
+SUPPLIERS = [
+    # name, 統一編號, email
+    ("Hsinchu Tech Supply 新竹科技供應", "24536806", "sales@hsinchu-tech.example.com"),
+    ("Taipei Office Mart 台北辦公用品", "53094126", "orders@taipei-office.example.com"),
+    ("Formosa Computer 福爾摩沙電腦", "90473155", "b2b@formosa-computer.example.com"),
+    ("Kaohsiung Office Furniture 高雄辦公家具", "28741321", "service@kh-furniture.example.com"),
+]
+
+QUOTES = {
+    # supplier name: {item: (untaxed unit price TWD, lead time days)}
+    # Hsinchu has the cheapest IT gear but no chairs; Kaohsiung the cheapest chair only:
+    # a mixed request shows that the award goes whole to one supplier.
+    "Hsinchu Tech Supply 新竹科技供應": {
+        "Laptop": (34900, 5), "Monitor": (6400, 3), "Keyboard": (1550, 2), "USB-C dock": (3150, 4),
+    },
+    "Taipei Office Mart 台北辦公用品": {
+        "Laptop": (35800, 10), "Monitor": (6600, 5), "Keyboard": (1450, 3), "USB-C dock": (3300, 6),
+        "Office chair": (8500, 7),
+    },
+    "Formosa Computer 福爾摩沙電腦": {
+        "Laptop": (35200, 7), "Monitor": (6550, 4), "Keyboard": (1500, 4), "USB-C dock": (3250, 5),
+        "Office chair": (8800, 12),
+    },
+    "Kaohsiung Office Furniture 高雄辦公家具": {
+        "Office chair": (8200, 14),
+    },
+}
+
+
+def one_year_after(day: date) -> date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)
+
+
+class Command(BaseCommand):
+    help = "Create the demo departments, users (password 'demo'), suppliers and quotes; safe to rerun."
+
+    def handle(self, *args, **options):
+        self.created = self.found = 0
+        with transaction.atomic():
+            departments = self.seed_departments()
+            self.seed_users(departments)
+            self.seed_suppliers_and_quotes()
+        self.stdout.write(self.style.SUCCESS(f"Demo data: {self.created} created, {self.found} already there."))
+
+    def report(self, created: bool, what: str):
+        if created:
+            self.created += 1
+        else:
+            self.found += 1
+        self.stdout.write(f"{'created' if created else 'found  '} {what}")
+
+    def seed_departments(self) -> dict[str, Department]:
+        departments = {}
+        for code, name, cost_centre in DEPARTMENTS:
+            department, created = Department.objects.get_or_create(
+                code=code, defaults={"name": name, "cost_centre": cost_centre, "budget_total": YEAR_BUDGET})
+            self.report(created, f"department {code}")
+            departments[code] = department
+        return departments
+
+    def seed_users(self, departments: dict[str, Department]):
+        User = get_user_model()
+        for username, first, last, role, code, limit in USERS:
+            user, created = User.objects.get_or_create(username=username, defaults={
+                "first_name": first, "last_name": last, "email": f"{username}@example.com",
+                "is_staff": username in ADMINS, "is_superuser": username in ADMINS})
+            if created:  # never reset the password of a user who already exists
+                user.set_password(PASSWORD)
+                user.save(update_fields=["password"])
+            self.report(created, f"user {username}")
+            department = departments[code] if code else None
+            _, created = Membership.objects.get_or_create(
+                user=user, department=department, role=role, defaults={"approval_limit": Decimal(limit)})
+            self.report(created, f"membership {username} {role} of {code or 'all departments'}")
+            if role == Membership.Role.MANAGER and department.manager_id is None:
+                department.manager = user
+                department.save(update_fields=["manager"])
+                self.stdout.write(f"set      {code} manager to {username}")
+
+    def seed_suppliers_and_quotes(self):
+        today = timezone.localdate()
+        for name, tax_id, email in SUPPLIERS:
+            supplier, created = Supplier.objects.get_or_create(
+                name=name, defaults={"tax_id": tax_id, "email": email})
+            self.report(created, f"supplier {name}")
+            for item, (price, lead_time) in QUOTES[name].items():
+                quote, created = Quote.objects.get_or_create(supplier=supplier, item=item, defaults={
+                    "unit_price": Decimal(price), "valid_until": one_year_after(today),
+                    "lead_time_days": lead_time})
+                self.report(created, f"quote {item} from {name}")
+                if quote.valid_until < today:  # an old demo database: keep the quotes usable
+                    quote.valid_until = one_year_after(today)
+                    quote.save(update_fields=["valid_until"])
+                    self.stdout.write(f"renewed  quote {item} from {name} until {quote.valid_until}")

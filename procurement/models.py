@@ -1,0 +1,155 @@
+"""The procurement domain's tables: who belongs where and may approve how much, who sells
+what at which price, what was requested, and which budget is held for it."""
+import uuid
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+
+
+def money(**kwargs):
+    """Money is TWD, exact to the cent, up to a trillion."""
+    return models.DecimalField(max_digits=14, decimal_places=2, **kwargs)
+
+
+class Department(models.Model):
+    code = models.CharField(max_length=20, unique=True, help_text='Short code, e.g. "ENG".')
+    name = models.CharField(max_length=100)
+    cost_centre = models.CharField(max_length=30, help_text='e.g. "ENG-01".')
+    budget_total = money(help_text="The year's budget, TWD, tax-inclusive.")
+    budget_reserved = money(default=0, help_text="Sum of live reservations.")
+    manager = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="managed_departments")
+
+    class Meta:
+        ordering = ["code"]
+        constraints = [
+            models.CheckConstraint(condition=Q(budget_reserved__gte=0), name="department_reserved_not_negative"),
+        ]
+
+    def __str__(self):
+        return f"{self.code} {self.name}"
+
+    @property
+    def budget_available(self):
+        return self.budget_total - self.budget_reserved
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        REQUESTER = "requester"
+        MANAGER = "manager"
+        DIRECTOR = "director"
+        ADMIN = "admin"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    department = models.ForeignKey(Department, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="memberships", help_text="Empty means all departments.")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    approval_limit = money(default=0, help_text="Highest tax-inclusive total this member may approve.")
+
+    class Meta:
+        ordering = ["user", "department", "role"]
+        # Two partial constraints, because NULL departments would never collide in one.
+        constraints = [
+            models.UniqueConstraint(fields=["user", "department", "role"], condition=Q(department__isnull=False),
+                                    name="membership_unique_in_department"),
+            models.UniqueConstraint(fields=["user", "role"], condition=Q(department__isnull=True),
+                                    name="membership_unique_all_departments"),
+        ]
+
+    def __str__(self):
+        where = self.department.code if self.department_id else "all departments"
+        return f"{self.user} {self.role} of {where}"
+
+
+class Supplier(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    tax_id = models.CharField("統一編號 (tax ID)", max_length=8, unique=True,
+                              validators=[RegexValidator(r"^\d{8}$", "A tax ID is exactly 8 digits.")])
+    email = models.EmailField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Quote(models.Model):
+    supplier = models.ForeignKey(Supplier, on_delete=models.CASCADE, related_name="quotes")
+    item = models.CharField(max_length=100, help_text='Canonical item name, e.g. "Laptop", "USB-C dock".')
+    unit_price = money(help_text="Untaxed (未稅) unit price.")
+    currency = models.CharField(max_length=3, default="TWD")
+    valid_until = models.DateField()
+    lead_time_days = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["item", "unit_price"]
+        constraints = [
+            models.UniqueConstraint(fields=["supplier", "item"], name="quote_unique_supplier_item"),
+            models.CheckConstraint(condition=Q(unit_price__gte=0), name="quote_price_not_negative"),
+        ]
+
+    def __str__(self):
+        return f"{self.item} from {self.supplier}: {self.currency} {self.unit_price}"
+
+
+class PurchaseRequest(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.OneToOneField("agentstate.Task", on_delete=models.PROTECT, related_name="purchase_request")
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="purchase_requests")
+    requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                  related_name="purchase_requests")
+    justification = models.TextField(blank=True)
+    budget = money(null=True, blank=True, help_text="The requester's own cap, tax-inclusive, if they gave one.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"purchase request {self.id} ({self.department.code})"
+
+
+class RequestLine(models.Model):
+    request = models.ForeignKey(PurchaseRequest, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField()
+    description = models.CharField(max_length=200)
+    quantity = models.PositiveIntegerField()
+    unit_price = money(null=True, blank=True, help_text="The requester's estimate, untaxed; optional.")
+
+    class Meta:
+        ordering = ["request", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["request", "position"], name="request_line_position_unique"),
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="request_line_quantity_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.quantity} × {self.description}"
+
+
+class BudgetReservation(models.Model):
+    class Status(models.TextChoices):
+        RESERVED = "reserved"
+        RELEASED = "released"
+
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="reservations")
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="budget_reservations")
+    amount = money()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["task"], condition=Q(status="reserved"),
+                                    name="one_live_reservation_per_task"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="reservation_amount_not_negative"),
+        ]
+
+    def __str__(self):
+        return f"{self.department.code} {self.amount} for {self.task_id} [{self.status}]"

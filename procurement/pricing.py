@@ -1,0 +1,216 @@
+"""Prices and the award rule (DESIGN §10): match request lines to quoted items, price them,
+add 5% business tax, and award the whole request to one supplier. Plain inputs, no DB."""
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+TAX_RATE = Decimal("0.05")
+CENT = Decimal("0.01")
+
+# Canonical item -> words people use for it. English words also match their plurals.
+SYNONYMS = {
+    "Laptop": ["laptop", "notebook", "notebook computer", "筆電", "筆記型電腦", "笔记本电脑"],
+    "Monitor": ["monitor", "screen", "display", "螢幕", "顯示器", "显示器"],
+    "Keyboard": ["keyboard", "鍵盤", "键盘"],
+    "USB-C dock": ["usb-c dock", "usb c dock", "usbc dock", "dock", "docking station", "擴充座", "擴充基座"],
+    "Office chair": ["office chair", "chair", "desk chair", "椅子", "辦公椅", "電腦椅"],
+}
+# Things bought *for* an item ("monitor arm", "筆電包") are not the item; we ask rather than
+# buy a NT$35,000 laptop for someone who wanted a stand.
+ACCESSORIES = ["arm", "stand", "bag", "case", "cover", "protector", "mat", "sleeve", "charger", "adapter",
+               "cable", "cushion", "mount", "riser", "lock", "wrist rest", "保護貼", "支架", "電腦包", "筆電包",
+               "充電器", "傳輸線", "鍵盤膜", "椅墊"]
+
+
+def cents(amount) -> Decimal:
+    return Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def tax_for(subtotal) -> Decimal:
+    return cents(cents(subtotal) * TAX_RATE)
+
+
+def totals(subtotal) -> tuple[Decimal, Decimal, Decimal]:
+    """(subtotal, tax, total), each to the cent; tax is 5% of the untaxed subtotal."""
+    subtotal = cents(subtotal)
+    tax = tax_for(subtotal)
+    return subtotal, tax, subtotal + tax
+
+
+def _mentions(text: str, word: str) -> re.Match | None:
+    if word.isascii():
+        return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?:e?s)?(?![a-z0-9])", text)
+    return re.search(re.escape(word), text)
+
+
+def match_item(description: str, items=()) -> str | None:
+    """The canonical item a free-text description names, or None.
+
+    The longest word that matches wins, so "laptop docking station" is a dock, not a laptop.
+    `items` adds quoted item names outside the synonym table (matched by their own name)."""
+    text = " ".join(str(description).lower().split())
+    if any(_mentions(text, word) for word in ACCESSORIES):
+        return None
+    vocabulary = {item: [*words, item.lower()] for item, words in SYNONYMS.items()}
+    for item in items:
+        vocabulary.setdefault(item, [item.lower()])
+    best, best_len = None, 0
+    for item, words in vocabulary.items():
+        for word in words:
+            if len(word) > best_len and _mentions(text, word):
+                best, best_len = item, len(word)
+    return best
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    description: str
+    item: str
+    quantity: int
+    unit_price: Decimal
+    amount: Decimal
+
+    def as_json(self) -> dict:
+        return {"description": self.description, "item": self.item, "quantity": self.quantity,
+                "unit_price": str(self.unit_price), "amount": str(self.amount)}
+
+
+@dataclass
+class Award:
+    supplier: str | None
+    lines: list[PricedLine] = field(default_factory=list)
+    subtotal: Decimal | None = None
+    tax: Decimal | None = None
+    total: Decimal | None = None
+    lead_time_days: int | None = None
+    comparison: list[dict] = field(default_factory=list)
+    unquoted: list[str] = field(default_factory=list)
+    question: str = ""
+
+    def as_json(self) -> dict:
+        money = {k: None if v is None else str(v) for k, v in
+                 {"subtotal": self.subtotal, "tax": self.tax, "total": self.total}.items()}
+        return {"supplier": self.supplier, "lines": [line.as_json() for line in self.lines], **money,
+                "lead_time_days": self.lead_time_days, "comparison": self.comparison,
+                "unquoted": self.unquoted, "question": self.question}
+
+
+@dataclass(frozen=True)
+class _Line:
+    description: str
+    quantity: int
+    item: str | None
+
+
+@dataclass
+class _Offer:
+    """One supplier's standing on the request: its valid quotes and what it is missing."""
+    supplier: str
+    quotes: dict = field(default_factory=dict)  # item -> quote valid today
+    expired: set = field(default_factory=set)
+
+
+def _get(obj, name, default=None):
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def _supplier_name(quote) -> str:
+    supplier = _get(quote, "supplier")
+    return str(getattr(supplier, "name", supplier))
+
+
+def _offers(quotes, wanted: set, today: date) -> list[_Offer]:
+    offers: dict[str, _Offer] = {}
+    for quote in quotes:
+        item = _get(quote, "item")
+        if item not in wanted or _get(quote, "currency", "TWD") != "TWD":
+            continue
+        offer = offers.setdefault(_supplier_name(quote), _Offer(_supplier_name(quote)))
+        valid_until = _get(quote, "valid_until")
+        if valid_until is not None and valid_until < today:
+            offer.expired.add(item)
+            continue
+        current = offer.quotes.get(item)
+        if current is None or Decimal(_get(quote, "unit_price")) < Decimal(_get(current, "unit_price")):
+            offer.quotes[item] = quote
+        offer.expired.discard(item)
+    return list(offers.values())
+
+
+def _price(offer: _Offer, lines: list[_Line]) -> tuple[list[PricedLine], Decimal, int]:
+    priced = []
+    for line in lines:
+        unit_price = cents(_get(offer.quotes[line.item], "unit_price"))
+        priced.append(PricedLine(line.description, line.item, line.quantity, unit_price,
+                                 cents(unit_price * line.quantity)))
+    lead_time = max(int(_get(offer.quotes[line.item], "lead_time_days")) for line in lines)
+    return priced, sum((p.amount for p in priced), Decimal("0.00")), lead_time
+
+
+def _entry(offer: _Offer, wanted: list[str], priced=None) -> dict:
+    missing = [name for name in wanted if name not in offer.quotes]
+    entry = {"supplier": offer.supplier, "covers_all": not missing, "missing": missing,
+             "expired": sorted(offer.expired & set(missing)), "awarded": False}
+    if priced:
+        _, subtotal, lead_time = priced
+        money = dict(zip(("subtotal", "tax", "total"), map(str, totals(subtotal))))
+        entry |= money | {"lead_time_days": lead_time}
+    return entry
+
+
+def _read_lines(lines, known_items) -> list[_Line]:
+    return [_Line(str(_get(line, "description")), int(_get(line, "quantity")),
+                  match_item(_get(line, "description"), known_items)) for line in lines]
+
+
+def award(lines, quotes, today: date) -> Award:
+    """Award the request whole to the supplier with the lowest total among those quoting
+    every line with a quote valid on `today`; ties go to the shorter lead time (the
+    slowest line), then the supplier name. Otherwise explain what the requester must change."""
+    quotes = list(quotes)
+    known_items = sorted({_get(q, "item") for q in quotes})
+    request = _read_lines(lines, known_items)
+    if not request:
+        return Award(None, question="The request has no lines yet: what would you like to buy?")
+    items = list(dict.fromkeys(line.item for line in request if line.item))
+    offers = _offers(quotes, set(items), today)
+    quoted = {item for offer in offers for item in offer.quotes}
+
+    nobody = [line.description for line in request if line.item not in quoted]
+    full = {o.supplier: _price(o, request) for o in offers if not nobody and set(items) <= set(o.quotes)}
+    ranked = sorted(full, key=lambda name: (full[name][1], full[name][2], name))
+    # What each line needs: its item, or its own words when we know no such item.
+    wanted = list(dict.fromkeys(line.item or line.description for line in request))
+    comparison = [_entry(o, wanted, full.get(o.supplier)) for o in offers]
+    place = {name: i for i, name in enumerate(ranked)}
+    comparison.sort(key=lambda e: (place.get(e["supplier"], len(place)), e["supplier"]))
+    if nobody:
+        return Award(None, comparison=comparison, unquoted=nobody, question=_ask_unknown(nobody, known_items))
+    if not ranked:
+        split = [line.description for line in request if any(line.item not in o.quotes for o in offers)]
+        return Award(None, comparison=comparison, unquoted=split, question=_ask_split(items, offers))
+
+    winner = ranked[0]
+    priced, subtotal, lead_time = full[winner]
+    comparison[0]["awarded"] = True
+    return Award(winner, priced, *totals(subtotal), lead_time_days=lead_time, comparison=comparison)
+
+
+def _quoted_list(names) -> str:
+    names = [f"'{name}'" for name in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _ask_unknown(descriptions: list[str], known_items: list[str]) -> str:
+    question = f"We have no quote for {_quoted_list(descriptions)}."
+    if known_items:
+        question += f" We can buy: {', '.join(known_items)}."
+    return question + " Could you describe it as one of those, or remove it from the request?"
+
+
+def _ask_split(items: list[str], offers: list[_Offer]) -> str:
+    who = "; ".join(f"{o.supplier} quotes {', '.join(i for i in items if i in o.quotes)}"
+                    for o in sorted(offers, key=lambda o: o.supplier) if o.quotes)
+    return (f"No single supplier quotes all of {', '.join(items)} ({who}). "
+            "A request goes whole to one supplier: could you split it into separate requests?")

@@ -1,0 +1,96 @@
+"""`manage.py seed_demo` gives exactly the demo of DESIGN §10, and a rerun changes nothing."""
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate, get_user_model
+from django.core.management import call_command
+from django.utils import timezone
+
+from procurement.models import Department, Membership, Quote, Supplier
+from procurement.pricing import award
+
+SEEDED = [get_user_model(), Department, Membership, Supplier, Quote]
+ITEMS = ["Laptop", "Monitor", "Keyboard", "USB-C dock", "Office chair"]
+
+
+def seed() -> str:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.mark.django_db
+def test_second_run_creates_nothing_new():
+    seed()
+    before = {model.__name__: model.objects.count() for model in SEEDED}
+    output = seed()
+
+    assert {model.__name__: model.objects.count() for model in SEEDED} == before
+    assert "0 created" in output
+
+
+@pytest.mark.django_db
+def test_second_run_keeps_a_password_the_user_changed():
+    seed()
+    alice = get_user_model().objects.get(username="alice")
+    alice.set_password("my own secret")
+    alice.save()
+    seed()
+
+    assert authenticate(username="alice", password="my own secret") is not None
+    assert authenticate(username="alice", password="demo") is None
+
+
+@pytest.mark.django_db
+def test_every_demo_item_has_at_least_two_suppliers_with_current_untaxed_twd_quotes():
+    seed()
+    today = timezone.localdate()
+    for item in ITEMS:
+        quotes = Quote.objects.filter(item=item, valid_until__gt=today, currency="TWD")
+        assert quotes.values("supplier").distinct().count() >= 2, item
+        assert len({q.lead_time_days for q in quotes}) >= 2, f"{item}: lead times should differ"
+    laptop = Quote.objects.filter(item="Laptop").first().unit_price
+    assert Decimal("30000") <= laptop <= Decimal("40000")
+    assert all(len(s.tax_id) == 8 and s.tax_id.isdigit() for s in Supplier.objects.all())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["alice", "erin", "bob", "dave", "frank", "carol"])
+def test_demo_users_log_in_with_password_demo(username):
+    seed()
+
+    assert authenticate(username=username, password="demo") is not None
+
+
+@pytest.mark.django_db
+def test_roles_limits_and_managers_are_as_designed():
+    seed()
+    eng = Department.objects.get(code="ENG")
+    frank = Membership.objects.get(user__username="frank")
+
+    assert eng.manager.username == "bob"
+    assert Department.objects.get(code="OPS").manager.username == "dave"
+    assert eng.budget_total == Decimal("20000000.00") and eng.cost_centre == "ENG-01"
+    assert Membership.objects.get(user__username="bob", department=eng).approval_limit == Decimal("100000")
+    assert (frank.role, frank.department, frank.approval_limit) == ("director", None, Decimal("5000000"))
+    assert get_user_model().objects.get(username="carol").is_superuser
+    assert not get_user_model().objects.get(username="alice").is_staff
+
+
+@pytest.mark.django_db
+def test_demo_quotes_make_the_award_rule_matter():
+    seed()
+    quotes = Quote.objects.select_related("supplier")
+    lines = [{"description": "laptop", "quantity": 1}, {"description": "office chair", "quantity": 1}]
+    result = award(lines, quotes, timezone.localdate())
+    cheapest_laptop = Quote.objects.filter(item="Laptop").order_by("unit_price").first().supplier.name
+
+    assert result.supplier is not None
+    assert result.supplier != cheapest_laptop  # the cheapest laptop seller has no chairs
+    assert any(not entry["covers_all"] for entry in result.comparison)
