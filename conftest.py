@@ -4,7 +4,7 @@ import os
 import pytest
 from django.db import connection
 
-pytest_plugins = []
+pytest_plugins = ["tests.erp_fixtures"]
 
 
 def pytest_collection_modifyitems(config, items):

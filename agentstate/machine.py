@@ -60,12 +60,13 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
     if lease_token is not None and lease_token != task.lease_token:
         raise LeaseLost(f"Lease token {lease_token} is no longer valid (now {task.lease_token}); "
                         "another worker holds this task.", current_version=task.version)
+    new_data = {**task.data, **(data or {})}
     if transition.guard is not None:
-        refusal = transition.guard(task, actor)
+        # The guard judges the task as it would be after this event's data is merged.
+        refusal = transition.guard(_with_data(task, new_data), actor)
         if refusal:
             raise GuardRefused(refusal, current_version=task.version)
 
-    new_data = {**task.data, **(data or {})}
     new_step = task.step if step is None else step
     new_version = task.version + 1
     now = timezone.now()
@@ -98,6 +99,11 @@ def checkpoint_is_intact(checkpoint) -> bool:
             "external_refs": checkpoint.external_refs, "tenant": checkpoint.tenant,
             "schema_version": checkpoint.schema_version}
     return hashlib.sha256(sql.dumps(body).encode()).hexdigest() == checkpoint.checksum
+
+
+def _with_data(task: Task, data: dict) -> Task:
+    return Task(id=task.id, kind=task.kind, initiator_id=task.initiator_id, tenant=task.tenant, state=task.state,
+                version=task.version, step=task.step, data=data, lease_token=task.lease_token)
 
 
 def _read(task_id) -> Task:

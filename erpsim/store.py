@@ -1,0 +1,226 @@
+"""The simulator's own storage: requisitions and purchase orders in one SQLite file.
+
+Each call opens its own connection, and every write runs under `BEGIN IMMEDIATE`, so
+concurrent requests with the same key are serialised by SQLite itself; the UNIQUE
+constraint on each table's idempotency key is the backstop if that ever changes.
+"""
+import json
+import sqlite3
+from contextlib import closing, contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import Conflict, NotFound
+from .payloads import check_purchase_order, check_requisition, fingerprint
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS requisitions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    fingerprint TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    cancelled_at TEXT
+);
+CREATE TABLE IF NOT EXISTS purchase_orders (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    fingerprint TEXT NOT NULL,
+    requisition_id TEXT NOT NULL UNIQUE REFERENCES requisitions (id),
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS writes (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    object_id TEXT NOT NULL
+);
+"""
+
+# A purchase order copies these from its requisition unless the request says otherwise.
+INHERITED_BY_PURCHASE_ORDER = ("supplier", "currency", "total", "lines", "department")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(self._connect()) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN ourselves, so a write's lock is explicit.
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA foreign_keys=ON")
+        return db
+
+    @contextmanager
+    def _reading(self):
+        with closing(self._connect()) as db:
+            yield db
+
+    @contextmanager
+    def _writing(self):
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    # -- requisitions -------------------------------------------------------------
+
+    def create_requisition(self, key: str, body: dict) -> tuple[dict, bool]:
+        """Returns (requisition, created). A replayed key gives back the first object."""
+        check_requisition(body)
+        body_print = fingerprint(body)
+        with self._writing() as db:
+            existing = _one(db, "SELECT * FROM requisitions WHERE idempotency_key = ?", key)
+            if existing is not None:
+                return _replayed(existing, body_print, key, _requisition), False
+            requisition_id = f"REQ-{_next_seq(db, 'requisitions'):06d}"
+            db.execute(
+                "INSERT INTO requisitions (id, idempotency_key, fingerprint, status, data, created_at)"
+                " VALUES (?, ?, ?, 'pending_approval', ?, ?)",
+                (requisition_id, key, body_print, json.dumps(body), _now()),
+            )
+            _log_write(db, "requisition.create", requisition_id)
+            row = _one(db, "SELECT * FROM requisitions WHERE id = ?", requisition_id)
+        return _requisition(row), True
+
+    def cancel_requisition(self, requisition_id: str) -> tuple[dict, bool]:
+        """Returns (requisition, changed). Cancelling twice is not an error."""
+        with self._writing() as db:
+            row = _one(db, "SELECT * FROM requisitions WHERE id = ?", requisition_id)
+            if row is None:
+                raise NotFound(f"requisition {requisition_id} does not exist")
+            if row["status"] == "cancelled":
+                return _requisition(row), False
+            order = _one(db, "SELECT id FROM purchase_orders WHERE requisition_id = ?", requisition_id)
+            if order is not None:
+                raise Conflict(
+                    f"requisition {requisition_id} already has purchase order {order['id']};"
+                    " it can no longer be cancelled"
+                )
+            db.execute(
+                "UPDATE requisitions SET status = 'cancelled', cancelled_at = ? WHERE id = ?",
+                (_now(), requisition_id),
+            )
+            _log_write(db, "requisition.cancel", requisition_id)
+            row = _one(db, "SELECT * FROM requisitions WHERE id = ?", requisition_id)
+        return _requisition(row), True
+
+    def get_requisition(self, requisition_id: str) -> dict | None:
+        with self._reading() as db:
+            row = _one(db, "SELECT * FROM requisitions WHERE id = ?", requisition_id)
+        return None if row is None else _requisition(row)
+
+    def find_requisitions(self, key: str | None = None) -> list[dict]:
+        return [_requisition(row) for row in self._rows("requisitions", key)]
+
+    # -- purchase orders ----------------------------------------------------------
+
+    def issue_purchase_order(self, key: str, body: dict) -> tuple[dict, bool]:
+        """Returns (purchase order, created). Same key rule as requisitions."""
+        check_purchase_order(body)
+        body_print = fingerprint(body)
+        requisition_id = body["requisition_id"]
+        with self._writing() as db:
+            existing = _one(db, "SELECT * FROM purchase_orders WHERE idempotency_key = ?", key)
+            if existing is not None:
+                return _replayed(existing, body_print, key, _purchase_order), False
+            requisition = _one(db, "SELECT * FROM requisitions WHERE id = ?", requisition_id)
+            if requisition is None:
+                raise NotFound(f"requisition {requisition_id} does not exist")
+            if requisition["status"] == "cancelled":
+                raise Conflict(f"requisition {requisition_id} is cancelled")
+            other = _one(db, "SELECT id FROM purchase_orders WHERE requisition_id = ?", requisition_id)
+            if other is not None:
+                raise Conflict(f"requisition {requisition_id} already has purchase order {other['id']}")
+            inherited = json.loads(requisition["data"])
+            data = {name: inherited[name] for name in INHERITED_BY_PURCHASE_ORDER if name in inherited}
+            data.update(body)
+            order_id = f"PO-{_next_seq(db, 'purchase_orders'):06d}"
+            db.execute(
+                "INSERT INTO purchase_orders"
+                " (id, idempotency_key, fingerprint, requisition_id, status, data, created_at)"
+                " VALUES (?, ?, ?, ?, 'issued', ?, ?)",
+                (order_id, key, body_print, requisition_id, json.dumps(data), _now()),
+            )
+            _log_write(db, "purchase_order.issue", order_id)
+            row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
+        return _purchase_order(row), True
+
+    def find_purchase_orders(self, key: str | None = None) -> list[dict]:
+        return [_purchase_order(row) for row in self._rows("purchase_orders", key)]
+
+    # -- housekeeping -------------------------------------------------------------
+
+    def _rows(self, table: str, key: str | None) -> list[sqlite3.Row]:
+        with self._reading() as db:
+            if key is None:
+                return db.execute(f"SELECT * FROM {table} ORDER BY seq").fetchall()
+            return db.execute(f"SELECT * FROM {table} WHERE idempotency_key = ?", (key,)).fetchall()
+
+    def stats(self) -> dict:
+        with self._reading() as db:
+            count = lambda table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: E731
+            return {
+                "requisitions": count("requisitions"),
+                "purchase_orders": count("purchase_orders"),
+                "writes": count("writes"),
+            }
+
+    def reset(self) -> None:
+        with self._writing() as db:
+            for table in ("writes", "purchase_orders", "requisitions"):
+                db.execute(f"DELETE FROM {table}")
+
+
+def _one(db: sqlite3.Connection, sql: str, *params) -> sqlite3.Row | None:
+    return db.execute(sql, params).fetchone()
+
+
+def _next_seq(db: sqlite3.Connection, table: str) -> int:
+    return db.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM {table}").fetchone()[0]
+
+
+def _log_write(db: sqlite3.Connection, kind: str, object_id: str) -> None:
+    db.execute("INSERT INTO writes (at, kind, object_id) VALUES (?, ?, ?)", (_now(), kind, object_id))
+
+
+def _replayed(row: sqlite3.Row, body_print: str, key: str, to_object) -> dict:
+    if row["fingerprint"] != body_print:
+        raise Conflict(f"Idempotency-Key {key!r} was already used with a different body")
+    return to_object(row)
+
+
+def _requisition(row: sqlite3.Row) -> dict:
+    extra = {"cancelled_at": row["cancelled_at"]} if row["cancelled_at"] else {}
+    return _object(row, **extra)
+
+
+def _purchase_order(row: sqlite3.Row) -> dict:
+    return _object(row, requisition_id=row["requisition_id"])
+
+
+def _object(row: sqlite3.Row, **columns) -> dict:
+    # The stored body cannot override what the ERP itself decides (id, status, ...).
+    obj = {"id": row["id"], "status": row["status"]}
+    obj.update(json.loads(row["data"]))
+    obj.update(id=row["id"], status=row["status"], idempotency_key=row["idempotency_key"])
+    obj.update(created_at=row["created_at"], **columns)
+    return obj
