@@ -18,6 +18,8 @@ class Transition:
     # guard(task, actor) returns None to allow, or a sentence saying why not.
     guard: Callable | None = None
     checkpoint: bool = True
+    # The cursor this event sets (what runs next), unless the caller names one; None keeps it.
+    step: str | None = None
 
 
 @dataclass
@@ -26,7 +28,7 @@ class TaskKind:
     initial: str
     transitions: list[Transition]
     terminal: frozenset[str] = frozenset()
-    # States in which a worker should act without waiting for a person.
+    # States in which a worker acts without waiting for a person, when the task has a next step.
     runnable: frozenset[str] = frozenset()
     # Fired by the runtime when a receipt's outcome cannot be told (moves the task to review).
     unknown_outcome_event: str = ""

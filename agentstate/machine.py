@@ -26,7 +26,8 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
 
     task_kind = get_kind(kind)
     task = Task(kind=kind, initiator=initiator, tenant=tenant, state=task_kind.initial, step=step,
-                data=data or {}, schema_version=SCHEMA_VERSION, runnable=task_kind.initial in task_kind.runnable)
+                data=data or {}, schema_version=SCHEMA_VERSION,
+                runnable=task_kind.initial in task_kind.runnable and bool(step))
     if subject is not None:
         task.subject = subject
     task.save()
@@ -67,7 +68,7 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
         if refusal:
             raise GuardRefused(refusal, current_version=task.version)
 
-    new_step = task.step if step is None else step
+    new_step = next(s for s in (step, transition.step, task.step) if s is not None)
     new_version = task.version + 1
     now = timezone.now()
     checkpoint = None
@@ -76,7 +77,7 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
                              version=new_version, step=new_step, data=new_data, schema_version=task.schema_version)
         checkpoint = checkpoint_payload(snapshot_task, label=event, pending=pending or [], refs=refs or [])
     move = sql.Move(task_id=task.id, from_version=task.version, from_state=task.state, to_state=transition.target,
-                    step=new_step, data=new_data, runnable=transition.target in kind.runnable,
+                    step=new_step, data=new_data, runnable=transition.target in kind.runnable and bool(new_step),
                     lease_token=lease_token, event=event, actor=actor.name, reason=reason,
                     trace_id=trace_id or uuid.uuid4().hex, now=now, checkpoint=checkpoint)
     if not sql.apply_move(move):

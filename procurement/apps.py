@@ -5,3 +5,17 @@ class ProcurementConfig(AppConfig):
     name = "procurement"
     verbose_name = "Procurement"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from agentstate.kinds import register
+
+        from . import access, erp, steps, tasks, workflow
+        from .faults import CrashingClient
+
+        register(workflow.build_kind(
+            on_runnable=lambda task_id: tasks.advance.delay(task_id),
+            client_for=lambda operation: CrashingClient(erp.ErpClient()),
+            on_receipt_resolved=steps.receipt_resolved,
+            may_view=access.may_view,
+            may_decide=access.may_decide,
+        ))

@@ -153,3 +153,32 @@ class BudgetReservation(models.Model):
 
     def __str__(self):
         return f"{self.department.code} {self.amount} for {self.task_id} [{self.status}]"
+
+
+class Notification(models.Model):
+    """The email outbox: written in the transaction that decides to notify, sent at most once.
+
+    Email has no idempotency key, so a send whose outcome is unclear is marked `uncertain`
+    and never repeated blindly (DESIGN §6)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        SENDING = "sending"
+        SENT = "sent"
+        UNCERTAIN = "uncertain"
+
+    message_id = models.CharField(max_length=200, unique=True)
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications")
+    to = models.EmailField()
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self):
+        return f"{self.subject} → {self.to} [{self.status}]"

@@ -1,5 +1,6 @@
 """Settings, read from the environment (DESIGN §11). SQLite and a file broker by default."""
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 
@@ -135,6 +136,17 @@ RECOVERY_STALE_SECONDS = env_int("RECOVERY_STALE_SECONDS", 60)
 ERP_URL = env_str("ERP_URL", "http://127.0.0.1:8765")
 ERP_TIMEOUT_SECONDS = float(env_str("ERP_TIMEOUT_SECONDS", "5"))
 EMAIL_URL = env_str("EMAIL_URL", "")
+if EMAIL_URL.startswith(("smtp://", "smtps://")):
+    _email = urlsplit(EMAIL_URL)
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST, EMAIL_PORT = _email.hostname or "localhost", _email.port or 25
+    EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _email.username or "", _email.password or ""
+    EMAIL_USE_TLS = EMAIL_URL.startswith("smtps://")
+else:
+    # Without a mail server, mail is written to files the demo and tests can read.
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "procurement-agent@example.com")
 LLM_BASE_URL = env_str("LLM_BASE_URL", "")
 LLM_MODEL = env_str("LLM_MODEL", "")
 LLM_API_KEY = env_str("LLM_API_KEY", "")
@@ -144,4 +156,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+}
+
+CELERY_BEAT_SCHEDULE = {
+    "recover": {"task": "procurement.tasks.recover", "schedule": float(RECOVERY_INTERVAL_SECONDS)},
 }

@@ -1,0 +1,68 @@
+"""Who may see and decide what, read from authoritative records: memberships and limits
+(DESIGN §7, §9). Never from memory, never from a session id."""
+from decimal import Decimal
+
+from django.db.models import Q
+
+from .models import Membership
+
+MANAGER, DIRECTOR = Membership.Role.MANAGER, Membership.Role.DIRECTOR
+
+
+def _deciders(department, role):
+    rows = Membership.objects.filter(role=role, user__is_active=True)
+    if role == DIRECTOR:
+        return rows.filter(Q(department=department) | Q(department__isnull=True))
+    return rows.filter(department=department)
+
+
+def approval_route(*, department, total: Decimal, requester) -> dict | None:
+    """Who may approve this total, frozen when the approval opens; None if above every limit.
+
+    Within the department manager's limit: the managers (and directors, who may decide
+    what a manager could). Above it: the directors whose limit covers it."""
+    managers = [m for m in _deciders(department, MANAGER) if m.approval_limit >= total and m.user_id != requester.pk]
+    directors = [m for m in _deciders(department, DIRECTOR) if m.approval_limit >= total and m.user_id != requester.pk]
+    if managers:
+        rule = "manager"
+    elif directors:
+        rule = "director"
+    else:
+        return None
+    people = managers + directors
+    return {"rule": rule, "user_ids": sorted({m.user_id for m in people}),
+            "usernames": sorted({m.user.username for m in people}), "total": str(total),
+            "department": department.code}
+
+
+def may_decide(user, approval) -> str | None:
+    """Re-checked at the click: still a manager or director of that department with the limit."""
+    from .models import Department
+
+    department = Department.objects.get(code=approval.task.tenant)
+    total = Decimal(approval.scope["total"])
+    if not user.is_active:
+        return "Your account is inactive."
+    for role in (MANAGER, DIRECTOR):
+        if _deciders(department, role).filter(user=user, approval_limit__gte=total).exists():
+            return None
+    return f"Your approval limit does not cover NT${total:,.0f} for {department.code}."
+
+
+def may_view(user, task) -> bool:
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser or task.initiator_id == user.pk:
+        return True
+    return Membership.objects.filter(user=user, role__in=[MANAGER, DIRECTOR]).filter(
+        Q(department__code=task.tenant) | Q(department__isnull=True)).exists()
+
+
+def visible_tasks(user, queryset):
+    """The tasks `user` may see: their own, their departments' as a decider, or all for admins."""
+    if user.is_superuser:
+        return queryset
+    codes = Membership.objects.filter(user=user, role__in=[MANAGER, DIRECTOR])
+    if codes.filter(department__isnull=True).exists():
+        return queryset
+    return queryset.filter(Q(initiator=user) | Q(tenant__in=codes.values("department__code")))

@@ -1,0 +1,44 @@
+"""Email through an outbox: queued in the deciding transaction, sent at most once."""
+import uuid
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db.models import Q
+from django.utils import timezone
+
+from .models import Notification
+
+
+def notification_queue(*, task_id, to: str, subject: str, body: str, key: str) -> Notification:
+    """Queue a message once per `key` (a retry of the deciding step queues nothing new)."""
+    domain = settings.DEFAULT_FROM_EMAIL.rsplit("@", 1)[-1]
+    message_id = f"<{uuid.uuid5(uuid.NAMESPACE_URL, key)}@{domain}>"
+    notification, _ = Notification.objects.get_or_create(
+        message_id=message_id, defaults={"task_id": task_id, "to": to, "subject": subject, "body": body})
+    return notification
+
+
+def outbox_dispatch(*, limit: int = 50) -> int:
+    """Send queued messages. Each is claimed by a conditional update before the send, so two
+    dispatchers never send one message twice; a crash mid-send leaves it `sending`."""
+    sent = 0
+    for pk in Notification.objects.filter(status=Notification.Status.QUEUED).values_list("pk", flat=True)[:limit]:
+        if not Notification.objects.filter(pk=pk, status=Notification.Status.QUEUED).update(
+                status=Notification.Status.SENDING):
+            continue
+        note = Notification.objects.get(pk=pk)
+        try:
+            EmailMessage(note.subject, note.body, to=[note.to], headers={"Message-ID": note.message_id}).send()
+        except Exception as exc:
+            Notification.objects.filter(pk=pk).update(status=Notification.Status.UNCERTAIN)
+            raise RuntimeError(f"sending {note.message_id} failed; marked uncertain, not resent: {exc}") from exc
+        Notification.objects.filter(pk=pk).update(status=Notification.Status.SENT, sent_at=timezone.now())
+        sent += 1
+    return sent
+
+
+def outbox_mark_stuck(*, older_than_seconds: int) -> int:
+    """Messages left `sending` by a crash: we cannot tell if they went, so say so."""
+    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_seconds)
+    return Notification.objects.filter(Q(status=Notification.Status.SENDING), updated_at__lt=cutoff).update(
+        status=Notification.Status.UNCERTAIN)

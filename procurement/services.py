@@ -1,0 +1,102 @@
+"""Purchase-request services: what the API, the pages, the chat and admin all call."""
+from decimal import Decimal
+
+from django.db import transaction
+
+from agentstate.approvals import approval_decide as engine_decide
+from agentstate.errors import DomainError, NotFound
+from agentstate.machine import fire, task_create
+from agentstate.models import Approval, Task
+
+from . import workflow
+from .access import may_view
+from .models import Department, Membership, PurchaseRequest, RequestLine
+from .tasks import enqueue_advance
+
+
+def request_submit(*, requester, department: str, lines: list[dict], justification: str,
+                   budget: Decimal | None = None, session=None) -> Task:
+    """A confirmed purchase request: the task starts in `received`, queued for the agent."""
+    dept = Department.objects.filter(code=department).first()
+    if dept is None:
+        raise DomainError(f"Unknown department {department!r}.",
+                          errors={"department": [f"No department with code {department!r}."]})
+    if not requester.is_superuser and not Membership.objects.filter(user=requester, department=dept).exists():
+        raise DomainError(f"You are not a member of {dept.code}.",
+                          errors={"department": [f"You are not a member of {dept.code}."]})
+    with transaction.atomic():
+        task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
+                           data={"revision": 1, "justification": justification})
+        request = PurchaseRequest.objects.create(task=task, department=dept, requester=requester,
+                                                 justification=justification, budget=budget)
+        _write_lines(request, lines)
+        task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason="request confirmed")
+        if session is not None:
+            session.task = task
+            session.save(update_fields=["task", "updated_at"])
+        enqueue_advance(task.pk)
+    return task
+
+
+def request_amend(*, task_id, user, expected_version: int | None = None, lines: list[dict] | None = None,
+                  justification: str | None = None, budget: Decimal | None = None) -> Task:
+    """New version: pending approvals become stale, the old requisition will be cancelled."""
+    task = task_for(user, task_id)
+    with transaction.atomic():
+        request = PurchaseRequest.objects.select_for_update(no_key=True).get(task=task)
+        revision = task.data.get("revision", 1) + 1
+        data = {"revision": revision}
+        if justification is not None:
+            request.justification = data["justification"] = justification
+        if budget is not None:
+            request.budget = budget
+        event = "answer" if task.state == workflow.AWAITING_INPUT and lines is None else "amend"
+        task = fire(task.pk, event, actor=user, expected_version=expected_version, data=data,
+                    reason=f"amended to revision {revision}")
+        request.save(update_fields=["justification", "budget"])
+        if lines is not None:
+            request.lines.all().delete()
+            _write_lines(request, lines)
+        enqueue_advance(task.pk)
+    return task
+
+
+def request_cancel(*, task_id, user, reason: str = "") -> Task:
+    task = task_for(user, task_id)
+    with transaction.atomic():
+        task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester")
+        enqueue_advance(task.pk)
+    return task
+
+
+def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
+                    comment: str = "") -> Approval:
+    with transaction.atomic():
+        approval = engine_decide(approval_id=approval_id, user=user, decision=decision, state_version=state_version,
+                                 scope_hash=scope_hash, comment=comment)
+        enqueue_advance(approval.task_id)
+    return approval
+
+
+def task_for(user, task_id) -> Task:
+    """The task, if `user` may see it; otherwise 404, so ids cannot be probed."""
+    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if _is_uuid(task_id) else None
+    if task is None or not may_view(user, task):
+        raise NotFound("No such task.")
+    return task
+
+
+def _write_lines(request: PurchaseRequest, lines: list[dict]):
+    RequestLine.objects.bulk_create(
+        RequestLine(request=request, position=n, description=line["description"], quantity=line["quantity"],
+                    unit_price=line.get("unit_price")) for n, line in enumerate(lines, start=1))
+
+
+def _is_uuid(value) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(str(value))
+        return True
+    except ValueError:
+        return False

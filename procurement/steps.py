@@ -1,0 +1,231 @@
+"""The agent's steps for a purchase task. One step runs per advance(), under a lease.
+
+A step reads the task, does its work (holding no row lock across network I/O), and writes
+its result back with the version it read and its lease token. If the task moved meanwhile
+(an amendment, a cancel, a reclaimed lease) the write is refused and the result is dropped;
+the next advance re-plans from what is there now. Every step is safe to run twice.
+"""
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from agentstate.actors import Actor
+from agentstate.approvals import approval_open, scope_hash
+from agentstate.leases import Lease
+from agentstate.machine import fire
+from agentstate.models import Approval, Receipt, Task
+from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
+
+from . import erp
+from .access import approval_route
+from .budget import BudgetExhausted, budget_release, budget_reserve
+from .faults import CrashingClient, crash_point
+from .models import PurchaseRequest, Quote
+from .outbox import notification_queue
+from .pricing import award
+from .scope import approval_scope, purchase_order_request, requisition_request
+
+log = logging.getLogger(__name__)
+
+
+class StepBlocked(Exception):
+    """The step cannot finish now (an outcome is still open); the task stays runnable."""
+
+
+@dataclass
+class Step:
+    task: Task
+    lease: Lease | None
+
+    @property
+    def revision(self) -> int:
+        return self.task.data.get("revision", 1)
+
+    def move(self, event: str, *, reason: str = "", **kwargs) -> Task:
+        token = self.lease.token if self.lease else None
+        self.task = fire(self.task.pk, event, actor=_runtime(self),
+                         expected_version=self.task.version, lease_token=token, reason=reason, **kwargs)
+        return self.task
+
+
+def _runtime(step: Step) -> Actor:
+    return Actor.runtime(step.lease.worker if step.lease else "recovery")
+
+
+def client():
+    return CrashingClient(erp.ErpClient())
+
+
+def run(task: Task, lease: Lease | None):
+    handler = HANDLERS.get(task.step)
+    if handler is None:
+        raise LookupError(f"No step {task.step!r} for a purchase task in state {task.state!r}.")
+    handler(Step(task, lease))
+
+
+# -- processing ------------------------------------------------------------------
+
+def start(step: Step):
+    step.move("start")
+
+
+def revise(step: Step):
+    """After an amendment or an answer: undo what the old version set up outside."""
+    cancel_live_requisitions(step)
+    budget_release(task_id=step.task.pk)
+    step.move("record", step="award", reason="previous requisition and budget released")
+
+
+def compare_quotes(step: Step):
+    request = PurchaseRequest.objects.prefetch_related("lines").get(task=step.task)
+    lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
+    result = award(lines, Quote.objects.select_related("supplier"), timezone.localdate())
+    if result.question:
+        step.move("ask", data={"question": result.question, "comparison": result.comparison}, reason=result.question)
+        return
+    if request.budget is not None and result.total > request.budget:
+        question = (f"The best offer ({result.supplier}) totals NT${result.total:,.0f} including tax, above your "
+                    f"cap of NT${request.budget:,.0f}. Raise the cap or change the lines?")
+        step.move("ask", data={"question": question, "award": result.as_json()}, reason=question)
+        return
+    step.move("record", step="route", data={"award": result.as_json(), "question": ""},
+              reason=f"awarded to {result.supplier}: NT${result.total:,.0f} incl. tax")
+
+
+def route(step: Step):
+    request = PurchaseRequest.objects.select_related("department", "requester").get(task=step.task)
+    total = Decimal(step.task.data["award"]["total"])
+    found = approval_route(department=request.department, total=total, requester=request.requester)
+    if found is None:
+        step.move("escalate", reason=f"NT${total:,.0f} is above every approval limit for {request.department.code}")
+        return
+    step.move("record", step="reserve_budget", data={"route": found},
+              reason=f"routed to {found['rule']}: {', '.join(found['usernames'])}")
+
+
+def reserve_budget(step: Step):
+    total = Decimal(step.task.data["award"]["total"])
+    try:
+        with transaction.atomic():
+            budget_reserve(department_code=step.task.tenant, task_id=step.task.pk, amount=total)
+            step.move("record", step="create_requisition", reason=f"NT${total:,.0f} of budget reserved")
+    except BudgetExhausted as exc:
+        step.move("ask", data={"question": f"{exc} Reduce the request or ask again later?"}, reason=str(exc))
+
+
+def create_requisition(step: Step):
+    request = PurchaseRequest.objects.select_related("department", "requester").get(task=step.task)
+    receipt = receipt_plan(task=step.task, operation=erp.CREATE_REQUISITION, scope=f"r{step.revision}",
+                           request=requisition_request(step.task, request))
+    crash_point("receipt_planned")
+
+    def recorded(receipt):
+        if receipt.status == Receipt.Status.CONFIRMED:
+            step.move("record", step="open_approval", refs=[_ref(receipt)],
+                      data={"requisition": {"id": receipt.external_id, "key": receipt.idempotency_key}},
+                      reason=f"ERP requisition {receipt.external_id} created")
+        else:
+            step.move("escalate", reason=f"the ERP refused the requisition: {receipt.error}")
+
+    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded)
+
+
+def open_approval(step: Step):
+    request = PurchaseRequest.objects.select_related("department", "requester").get(task=step.task)
+    scope = approval_scope(step.task, request)
+    route_ = step.task.data["route"]
+    with transaction.atomic():
+        task = step.move("request_approval", reason=f"waiting for {route_['rule']} approval")
+        approval = approval_open(task=task, scope=scope, approvers=route_["user_ids"], rule=route_,
+                                 ttl_seconds=settings.APPROVAL_TTL_SECONDS)
+        for approver in approval.approvers.all():
+            notification_queue(
+                task_id=task.pk, to=approver.email, key=f"approval:{approval.pk}:{approver.pk}",
+                subject=f"Approval needed: {request.department.code} NT${Decimal(scope['total']):,.0f}",
+                body=f"{request.requester.username} asks for {scope['summary']}.\n"
+                     f"Open /approvals/{approval.pk}/ to decide (bound to version {task.version}).")
+    from .tasks import dispatch_outbox
+
+    transaction.on_commit(dispatch_outbox.delay)
+
+
+# -- after approval --------------------------------------------------------------
+
+def issue_purchase_order(step: Step):
+    approval = (Approval.objects.filter(task=step.task, status=Approval.Status.APPROVED)
+                .order_by("-decided_at").first())
+    if approval is None or not _scope_intact(approval, step.task):
+        step.move("fail", reason="no approved scope matches this version; nothing was sent")
+        return
+    receipt = receipt_plan(task=step.task, operation=erp.ISSUE_PURCHASE_ORDER, scope=f"r{step.revision}",
+                           request=purchase_order_request(step.task, approval.scope))
+    crash_point("receipt_planned")
+
+    def recorded(receipt):
+        if receipt.status == Receipt.Status.CONFIRMED:
+            step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
+                      reason=f"ERP purchase order {receipt.external_id} issued")
+        else:
+            step.move("fail", reason=f"the ERP refused the purchase order: {receipt.error}")
+
+    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded)
+
+
+def _scope_intact(approval: Approval, task: Task) -> bool:
+    return (scope_hash(approval.scope) == approval.scope_hash and approval.state_version == task.version - 1
+            and approval.scope["erp_requisition"] == task.data.get("requisition", {}).get("id"))
+
+
+# -- compensation ----------------------------------------------------------------
+
+def compensate(step: Step):
+    cancel_live_requisitions(step)
+    released = budget_release(task_id=step.task.pk)
+    step.move("compensated", reason=f"requisitions cancelled; NT${released:,.0f} of budget released")
+
+
+def cancel_live_requisitions(step: Step):
+    """Cancel every requisition this task created, first settling creates still in doubt."""
+    creates = Receipt.objects.filter(task=step.task, operation=erp.CREATE_REQUISITION)
+    for receipt in creates.filter(status__in=[Receipt.Status.SENT, Receipt.Status.UNKNOWN]):
+        if receipt_reconcile(receipt=receipt, client=client()).status not in (Receipt.Status.CONFIRMED,
+                                                                              Receipt.Status.FAILED):
+            raise StepBlocked(f"requisition {receipt.idempotency_key} is still in doubt; will retry")
+    for created in creates.filter(status=Receipt.Status.CONFIRMED):
+        cancel = receipt_plan(task=step.task, operation=erp.CANCEL_REQUISITION, scope=created.external_id,
+                              request={"requisition_id": created.external_id})
+        if receipt_perform(receipt=cancel, client=client()).status != Receipt.Status.CONFIRMED:
+            raise StepBlocked(f"cancelling requisition {created.external_id} did not confirm; will retry")
+
+
+def _ref(receipt: Receipt) -> dict:
+    return {"receipt": str(receipt.pk), "operation": receipt.operation, "external_id": receipt.external_id}
+
+
+HANDLERS = {
+    "start": start, "revise": revise, "award": compare_quotes, "route": route, "reserve_budget": reserve_budget,
+    "create_requisition": create_requisition, "open_approval": open_approval,
+    "issue_purchase_order": issue_purchase_order, "compensate": compensate,
+}
+
+
+# -- recovery --------------------------------------------------------------------
+
+def receipt_resolved(receipt: Receipt):
+    """Recovery settled a doubtful receipt: move the task on if it still waits on it."""
+    task = Task.objects.get(pk=receipt.task_id)
+    if receipt.scope != f"r{task.data.get('revision', 1)}":
+        return  # an older version's effect; compensation cancels it
+    step = Step(task, None)
+    if receipt.operation == erp.CREATE_REQUISITION and receipt.status == Receipt.Status.CONFIRMED:
+        event = "resume" if task.state == "needs_review" else "record"
+        step.move(event, step="open_approval", refs=[_ref(receipt)],
+                  data={"requisition": {"id": receipt.external_id, "key": receipt.idempotency_key}},
+                  reason=f"ERP requisition {receipt.external_id} verified by key")
+    elif receipt.operation == erp.ISSUE_PURCHASE_ORDER and receipt.status == Receipt.Status.CONFIRMED:
+        step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
+                  reason=f"ERP purchase order {receipt.external_id} verified by key")

@@ -1,0 +1,68 @@
+"""Celery tasks: thin wrappers that take ids and are safe to receive twice."""
+import logging
+import os
+import socket
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+
+from agentstate.errors import Conflict
+from agentstate.leases import lease_claim, lease_release
+from agentstate.models import Task
+from agentstate.recovery import recovery_pass
+
+from . import steps
+from .faults import crash_point
+from .outbox import outbox_dispatch, outbox_mark_stuck
+
+log = logging.getLogger(__name__)
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+BUSY_RETRY_SECONDS = 2
+
+
+def enqueue_advance(task_id: str):
+    """Queue the next step once the current transaction commits."""
+    transaction.on_commit(lambda: advance.delay(str(task_id)))
+
+
+@shared_task(acks_late=True)
+def advance(task_id: str):
+    """Run the task's next step, if it has one and nobody else holds it."""
+    lease = lease_claim(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
+    if lease is None:
+        if Task.objects.filter(pk=task_id, runnable=True).exists():
+            advance.apply_async((task_id,), countdown=BUSY_RETRY_SECONDS)
+        return "busy"
+    try:
+        task = Task.objects.get(pk=task_id)
+        if not task.runnable:
+            return "idle"
+        crash_point("holding_lease")
+        steps.run(task, lease)
+    except Conflict as exc:
+        # Someone moved the task while this step worked: its result is dropped and re-planned.
+        log.info("task %s: step result discarded: %s", task_id, exc)
+    except steps.StepBlocked as exc:
+        log.warning("task %s: %s", task_id, exc)
+        return "blocked"
+    finally:
+        lease_release(lease=lease)
+    crash_point("before_enqueue")
+    if Task.objects.filter(pk=task_id, runnable=True).exists():
+        advance.delay(task_id)
+    return "done"
+
+
+@shared_task(acks_late=True)
+def dispatch_outbox():
+    return outbox_dispatch()
+
+
+@shared_task
+def recover():
+    """The recovery pass (beat): leases, idle tasks, open receipts, approval expiry, outbox."""
+    report = recovery_pass()
+    outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
+    outbox_dispatch()
+    return str(report)
