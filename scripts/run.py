@@ -1,0 +1,95 @@
+"""`make run`: the whole product on one machine, on its embedded default or on the services
+named by DATABASE_URL / CELERY_BROKER_URL.
+
+1. Migrate and seed the demo data (idempotent).
+2. Start the ERP simulator, a Celery worker, beat and the web server as child processes.
+3. Print the URL and the logins; Ctrl-C stops everything.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = Path(os.environ.get("VAR_DIR", ROOT / "var"))
+HOST = os.environ.get("HOST", "127.0.0.1")
+PORT = os.environ.get("PORT", "8000")
+ERP_PORT = os.environ.get("ERP_PORT", "8765")
+PY = sys.executable
+LOGINS = [("alice", "requester, ENG"), ("erin", "requester, OPS"), ("bob", "manager, ENG (limit NT$100,000)"),
+          ("dave", "manager, OPS (limit NT$100,000)"), ("frank", "director (limit NT$5,000,000)"),
+          ("carol", "admin")]
+
+
+def manage(*args):
+    subprocess.run([PY, "manage.py", *args], cwd=ROOT, check=True)
+
+
+def wait_http(url: str, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return True
+        except Exception:
+            time.sleep(0.3)
+    return False
+
+
+def main():
+    # SIGTERM (from a supervisor or `timeout`) stops the children too, like Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    VAR.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("ERP_URL", f"http://127.0.0.1:{ERP_PORT}")
+    os.environ.setdefault("DEBUG", "true")
+    manage("migrate", "--no-input", "-v", "0")
+    manage("seed_demo")
+    logs = VAR / "logs"
+    logs.mkdir(exist_ok=True)
+    commands = {
+        "erp": [PY, "-m", "erpsim", "--host", "127.0.0.1", "--port", ERP_PORT, "--db", str(VAR / "erp.sqlite3")],
+        "worker": [PY, "-m", "celery", "-A", "procurement", "worker", "-l", "info", "--concurrency", "2"],
+        "beat": [PY, "-m", "celery", "-A", "procurement", "beat", "-l", "info",
+                 "--schedule", str(VAR / "celerybeat-schedule")],
+        "web": [PY, "manage.py", "runserver", f"{HOST}:{PORT}", "--noreload"],
+    }
+    children = {}
+    for name, command in commands.items():
+        log = open(logs / f"{name}.log", "ab")
+        children[name] = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                          start_new_session=True)
+    try:
+        if not wait_http(f"http://{HOST}:{PORT}/healthz"):
+            print(f"The web server did not come up; see {logs}/web.log", file=sys.stderr)
+            return 1
+        print(f"\nProcurement agent running at http://{HOST}:{PORT}/")
+        print(f"  API: http://{HOST}:{PORT}/api/v1/   schema: http://{HOST}:{PORT}/api/v1/schema/")
+        print(f"  ERP simulator: {os.environ['ERP_URL']}   logs: {logs}/")
+        print("  Logins (password 'demo'):")
+        for user, role in LOGINS:
+            print(f"    {user:<6} {role}")
+        print("Ctrl-C stops everything.\n", flush=True)
+        while True:
+            for name, child in children.items():
+                if child.poll() is not None:
+                    print(f"{name} exited ({child.returncode}); see {logs}/{name}.log", file=sys.stderr)
+                    return 1
+            time.sleep(1)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        for child in children.values():
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGTERM)
+        for child in children.values():
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
