@@ -138,14 +138,13 @@ ERP_TIMEOUT_SECONDS = float(env_str("ERP_TIMEOUT_SECONDS", "5"))
 EMAIL_URL = env_str("EMAIL_URL", "")
 if EMAIL_URL.startswith(("smtp://", "smtps://")):
     _email = urlsplit(EMAIL_URL)
-    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_HOST, EMAIL_PORT = _email.hostname or "localhost", _email.port or 25
-    EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _email.username or "", _email.password or ""
-    EMAIL_USE_TLS = EMAIL_URL.startswith("smtps://")
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.smtp.EmailBackend", "OPTIONS": {
+        "host": _email.hostname or "localhost", "port": _email.port or 25, "username": _email.username or "",
+        "password": _email.password or "", "use_tls": EMAIL_URL.startswith("smtps://")}}}
 else:
     # Without a mail server, mail is written to files the demo and tests can read.
-    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
-    EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                           "OPTIONS": {"file_path": env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))}}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "procurement-agent@example.com")
 LLM_BASE_URL = env_str("LLM_BASE_URL", "")
 LLM_MODEL = env_str("LLM_MODEL", "")
