@@ -14,9 +14,27 @@ from .models import Department, Membership, PurchaseRequest, RequestLine
 from .tasks import enqueue_advance
 
 
+def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:
+    """Intake's working copy, before anything happens outside: a task in `draft`.
+
+    `fields` (department, lines, justification, budget, notes) are merged into the draft."""
+    if draft is None:
+        with transaction.atomic():
+            draft = task_create(kind=workflow.KIND, initiator=requester, tenant=fields.get("department") or "",
+                                data={"revision": 1, "draft": fields}, reason="draft started in chat")
+            if session is not None:
+                session.task = draft
+                session.save(update_fields=["task", "updated_at"])
+        return draft
+    merged = {**draft.data.get("draft", {}), **fields}
+    return fire(draft.pk, "update_draft", actor=requester, expected_version=draft.version, data={"draft": merged})
+
+
 def request_submit(*, requester, department: str, lines: list[dict], justification: str,
-                   budget: Decimal | None = None, session=None) -> Task:
-    """A confirmed purchase request: the task starts in `received`, queued for the agent."""
+                   budget: Decimal | None = None, session=None, draft: Task | None = None) -> Task:
+    """A confirmed purchase request: the task moves to `received`, queued for the agent.
+
+    From chat, `draft` is the task intake has been filling in; otherwise a task is created."""
     dept = Department.objects.filter(code=department).first()
     if dept is None:
         raise DomainError(f"Unknown department {department!r}.",
@@ -25,8 +43,12 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
         raise DomainError(f"You are not a member of {dept.code}.",
                           errors={"department": [f"You are not a member of {dept.code}."]})
     with transaction.atomic():
-        task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
-                           data={"revision": 1, "justification": justification})
+        if draft is None:
+            task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
+                               data={"revision": 1, "justification": justification})
+        else:
+            task = draft
+            Task.objects.filter(pk=task.pk, version=task.version).update(tenant=dept.code)
         request = PurchaseRequest.objects.create(task=task, department=dept, requester=requester,
                                                  justification=justification, budget=budget)
         _write_lines(request, lines)

@@ -15,6 +15,7 @@ TERMINAL = frozenset({CONFIRMED, REJECTED, CANCELLED, EXPIRED})
 
 T = Transition
 TRANSITIONS = [
+    T(DRAFT, "update_draft", DRAFT, (INITIATOR,)),
     T(DRAFT, "submit", RECEIVED, (INITIATOR,), step="start"),
     T(RECEIVED, "start", PROCESSING, (RUNTIME,), step="award"),
     # A step's result recorded; the cursor moves on (quotes → route → budget → requisition).
