@@ -119,12 +119,13 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, AGENT_LEASE_SECONDS * 4)}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS |= {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
