@@ -1,0 +1,18 @@
+"""Navigation by role, computed only when a template asks."""
+from functools import cached_property
+
+from procurement.models import Membership
+
+
+class Nav:
+    def __init__(self, user):
+        self.user = user
+
+    @cached_property
+    def is_decider(self) -> bool:
+        return self.user.is_authenticated and Membership.objects.filter(
+            user=self.user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR]).exists()
+
+
+def nav(request):
+    return {"nav": Nav(request.user)}

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import approvals, chat, home, tasks
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("chat/", chat.sessions, name="chat-sessions"),
+    path("chat/new/", chat.session_new, name="chat-new"),
+    path("chat/<uuid:session_id>/", chat.chat_page, name="chat-page"),
+    path("chat/<uuid:session_id>/messages/", chat.chat_message, name="chat-message"),
+    path("tasks/<uuid:task_id>/", tasks.task_page, name="task-page"),
+    path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
+    path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
+    path("approvals/", approvals.inbox, name="approval-inbox"),
+    path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),
+    path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
+]
