@@ -1,0 +1,47 @@
+"""Sign-in, navigation, language and formatting: what every page stands on."""
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from procurement.templatetags.money import ntd
+
+
+@pytest.mark.django_db
+def test_anonymous_visitors_are_sent_to_sign_in(client):
+    for name in ("home", "chat-sessions", "approval-inbox"):
+        page = client.get(reverse(name))
+        assert page.status_code == 302 and page.url.startswith("/accounts/login/")
+
+
+@pytest.mark.django_db
+def test_sign_in_lands_managers_on_the_inbox_and_requesters_on_their_requests(demo):
+    for user, landing in (("bob", "approval-inbox"), ("alice", "chat-sessions")):
+        client = Client()
+        assert client.post("/accounts/login/", {"username": user, "password": "demo"}).status_code == 302
+        assert client.get(reverse("home")).url == reverse(landing)
+
+
+@pytest.mark.django_db
+def test_pages_speak_traditional_chinese_when_asked(demo):
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["bob"])
+    body = client.get(reverse("approval-inbox")).content.decode()
+    assert "等待您簽核的項目" in body and 'lang="zh-hant"' in body
+
+
+@pytest.mark.django_db
+def test_nav_shows_approvals_only_to_deciders(demo):
+    for user, shown in (("bob", True), ("alice", False)):
+        client = Client()
+        client.force_login(demo[user])
+        assert (reverse("approval-inbox") in client.get(reverse("chat-sessions")).content.decode()) is shown
+
+
+@pytest.mark.parametrize("amount,text", [
+    ("73500.00", "NT$73,500"), (Decimal("1234567.49"), "NT$1,234,567 (123.46 萬)"),
+    ("700000", "NT$700,000 (70 萬)"), (None, "—"),
+])
+def test_money_reads_as_ntd_without_decimals_and_large_sums_in_wan(amount, text):
+    assert ntd(amount) == text
