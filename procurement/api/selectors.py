@@ -1,0 +1,99 @@
+"""Reads for the REST API: what a caller may see, fetched in a fixed number of queries."""
+import uuid
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import prefetch_related_objects
+
+from agentstate.errors import NotFound
+from agentstate.models import Approval, Session, Task
+
+from .. import services, workflow
+from ..access import visible_tasks
+
+# Everything the task body shows, whatever the number of events, receipts or approvals.
+TASK_DETAIL = ("initiator", "purchase_request", "purchase_request__lines", "receipts", "approvals", "events")
+
+
+def tasks_visible_to(user):
+    """The caller's purchase tasks, newest first, with what the list shows already joined."""
+    tasks = Task.objects.filter(kind=workflow.KIND).select_related("initiator", "purchase_request")
+    return visible_tasks(user, tasks).prefetch_related("purchase_request__lines").order_by("-created_at", "-pk")
+
+
+def task_detail_for(user, task_id) -> Task:
+    """The task with everything its body shows; 404 unless `user` may see it."""
+    task = services.task_for(user, task_id)
+    prefetch_related_objects([task], *TASK_DETAIL)
+    return task
+
+
+def task_detail(task_id) -> Task:
+    """A fresh read after a write: the steps may already have moved the task on."""
+    return Task.objects.prefetch_related(*TASK_DETAIL).get(pk=task_id)
+
+
+def current_award(task) -> dict | None:
+    """The recorded award, if it prices the request's current lines.
+
+    An amendment keeps the old award in the task's data until the agent re-awards, so an
+    award whose lines differ from the request's is stale and not shown."""
+    award = task.data.get("award") or {}
+    if not award.get("supplier"):
+        return None
+    priced = [{"description": line.get("description"), "quantity": line.get("quantity")}
+              for line in award.get("lines", [])]
+    return award if priced == requested_lines(task) else None
+
+
+def requested_lines(task) -> list[dict]:
+    """The lines as asked for: the purchase request's, or a chat draft's before it is confirmed."""
+    try:
+        return [{"description": line.description, "quantity": line.quantity}
+                for line in task.purchase_request.lines.all()]
+    except ObjectDoesNotExist:
+        draft = task.data.get("draft") or {}
+        return [{"description": line.get("description", ""), "quantity": line.get("quantity")}
+                for line in draft.get("lines") or []]
+
+
+def requested_justification(task) -> str:
+    try:
+        return task.purchase_request.justification
+    except ObjectDoesNotExist:
+        return (task.data.get("draft") or {}).get("justification") or ""
+
+
+def approvals_for(user, status: str | None = None):
+    """The approvals `user` is on the route of, newest first."""
+    approvals = Approval.objects.filter(approvers=user).select_related("decided_by").order_by("-created_at", "-pk")
+    return approvals.filter(status=status) if status else approvals
+
+
+def approval_for(user, approval_id) -> Approval:
+    """An approval its approvers (and admins) may see; anyone else gets 404, so ids cannot be probed."""
+    approvals = Approval.objects.select_related("decided_by")
+    if not user.is_superuser:
+        approvals = approvals.filter(approvers=user)
+    approval = approvals.filter(pk=approval_id).first() if _is_uuid(approval_id) else None
+    if approval is None:
+        raise NotFound("No such approval.")
+    return approval
+
+
+def session_for(user, session_id) -> Session:
+    """A session its owner may read (unless locked when they left); admins may read any."""
+    sessions = Session.objects.prefetch_related("turns")
+    if not user.is_superuser:
+        sessions = sessions.filter(owner=user, locked=False)
+    session = sessions.filter(pk=session_id).first() if _is_uuid(session_id) else None
+    if session is None:
+        raise NotFound("No such session.")
+    return session
+
+
+def _is_uuid(value) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,224 @@
+"""REST API v1 shapes (DESIGN §10). Inputs are checked here before any service runs; outputs
+read the records: money as 2-place decimal strings, ids as UUIDs, times with their offset."""
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from agentstate.approvals import DECISIONS
+from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
+
+from .selectors import current_award, requested_justification, requested_lines
+
+MAX_LINES = 50
+MAX_QUANTITY = 10_000
+MONEY = {"max_digits": 14, "decimal_places": 2}
+NULLABLE_STRING = {"type": "string", "nullable": True}
+
+
+def money(value) -> str | None:
+    return None if value in (None, "") else f"{Decimal(value):.2f}"
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON whole number: "2", 1.5 and true are refused rather than coerced."""
+
+    default_error_messages = {"invalid": "A whole number is required."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+# -- input -------------------------------------------------------------------------
+
+class LineInputSerializer(serializers.Serializer):
+    description = serializers.CharField(max_length=200)
+    quantity = StrictIntegerField(min_value=1, max_value=MAX_QUANTITY)
+    unit_price = serializers.DecimalField(**MONEY, min_value=Decimal("0"), required=False, allow_null=True)
+
+
+def lines_field(**kwargs):
+    return LineInputSerializer(many=True, allow_empty=False, max_length=MAX_LINES, **kwargs)
+
+
+def budget_field():
+    return serializers.DecimalField(**MONEY, required=False, allow_null=True,
+                                    help_text="The requester's own cap, tax-inclusive.")
+
+
+def check_budget(value):
+    if value is not None and value <= 0:
+        raise serializers.ValidationError("A budget must be greater than zero.")
+    return value
+
+
+class TaskCreateSerializer(serializers.Serializer):
+    department = serializers.CharField(max_length=20, help_text='Department code, e.g. "ENG".')
+    lines = lines_field()
+    justification = serializers.CharField(max_length=2000)
+    budget = budget_field()
+    session = serializers.UUIDField(required=False, allow_null=True, help_text="One of your own chat sessions.")
+
+    def validate_budget(self, value):
+        return check_budget(value)
+
+    def validate_session(self, value):
+        if value is None:
+            return None
+        session = Session.objects.filter(pk=value, owner=self.context["request"].user, locked=False).first()
+        if session is None:
+            raise serializers.ValidationError("No such session of yours.")
+        return session
+
+
+class TaskAmendSerializer(serializers.Serializer):
+    lines = lines_field(required=False)
+    justification = serializers.CharField(max_length=2000, required=False)
+    budget = budget_field()
+    version = StrictIntegerField(min_value=1, required=False, help_text="The version you saw; 409 if it moved.")
+
+    def validate_budget(self, value):
+        return check_budget(value)
+
+    def validate(self, attrs):
+        if not attrs.keys() & {"lines", "justification", "budget"}:
+            raise serializers.ValidationError("Change at least one of: lines, justification, budget.")
+        return attrs
+
+
+class CancelSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class DecisionSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=list(DECISIONS))
+    state_version = StrictIntegerField(min_value=1, help_text="The task version the approval page showed.")
+    scope_hash = serializers.CharField(max_length=64, required=False)
+    comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="",
+                                    help_text="Required to reject or return.")
+
+
+class ApprovalFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Approval.Status.choices, required=False)
+
+
+# -- output ------------------------------------------------------------------------
+
+class ReceiptSerializer(serializers.ModelSerializer):
+    # A plain string in the schema: an enum also named "status" would collide with the approval's.
+    status = serializers.CharField(read_only=True, help_text=", ".join(Receipt.Status.values))
+
+    class Meta:
+        model = Receipt
+        fields = ["operation", "idempotency_key", "status", "external_id"]
+
+
+class TaskApprovalSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Approval
+        fields = ["id", "status", "state_version"]
+
+
+class EventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TaskEvent
+        fields = ["at", "actor", "event", "from_state", "to_state", "version"]
+
+
+class LineOutputSerializer(serializers.Serializer):
+    description = serializers.CharField()
+    quantity = serializers.IntegerField(allow_null=True, help_text="Null only in a draft still being asked for.")
+    unit_price = serializers.DecimalField(**MONEY, allow_null=True)
+    amount = serializers.DecimalField(**MONEY, allow_null=True)
+
+
+class TaskSummarySerializer(serializers.ModelSerializer):
+    department = serializers.CharField(source="tenant", read_only=True)
+    requester = serializers.CharField(source="initiator.username", read_only=True)
+    supplier = serializers.SerializerMethodField()
+    total = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Task
+        fields = ["id", "state", "version", "step", "department", "requester", "supplier", "total",
+                  "created_at", "updated_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(NULLABLE_STRING)
+    def get_supplier(self, task) -> str | None:
+        return (current_award(task) or {}).get("supplier")
+
+    @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
+    def get_total(self, task):
+        return money((current_award(task) or {}).get("total"))
+
+
+class TaskDetailSerializer(TaskSummarySerializer):
+    """The task body of `GET /api/v1/tasks/{id}/`, also answered by create, amend and cancel."""
+
+    lines = serializers.SerializerMethodField()
+    subtotal = serializers.SerializerMethodField()
+    tax = serializers.SerializerMethodField()
+    receipts = ReceiptSerializer(many=True, read_only=True)
+    approvals = TaskApprovalSerializer(many=True, read_only=True)
+    events = EventSerializer(many=True, read_only=True)
+    question = serializers.SerializerMethodField()
+    justification = serializers.SerializerMethodField()
+
+    class Meta(TaskSummarySerializer.Meta):
+        fields = ["id", "state", "version", "step", "department", "requester", "supplier", "lines", "subtotal",
+                  "tax", "total", "receipts", "approvals", "events", "question", "justification",
+                  "created_at", "updated_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(LineOutputSerializer(many=True))
+    def get_lines(self, task) -> list:
+        """Priced by the award once there is one; until then as asked for, without prices."""
+        award = current_award(task)
+        if award is not None:
+            lines = award["lines"]
+        else:
+            lines = [{**line, "unit_price": None, "amount": None} for line in requested_lines(task)]
+        return LineOutputSerializer(lines, many=True).data
+
+    @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
+    def get_subtotal(self, task):
+        return money((current_award(task) or {}).get("subtotal"))
+
+    @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
+    def get_tax(self, task):
+        return money((current_award(task) or {}).get("tax"))
+
+    @extend_schema_field(NULLABLE_STRING)
+    def get_question(self, task) -> str | None:
+        return task.data.get("question") or None
+
+    def get_justification(self, task) -> str:
+        return requested_justification(task)
+
+
+class ApprovalSerializer(serializers.ModelSerializer):
+    task = serializers.UUIDField(source="task_id", read_only=True)
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Approval
+        fields = ["id", "task", "state_version", "status", "scope", "scope_hash", "expires_at", "created_at",
+                  "rule", "decided_by", "decided_at", "comment"]
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Turn
+        fields = ["seq", "role", "text", "created_at"]
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    task = serializers.UUIDField(source="task_id", read_only=True, allow_null=True)
+    turns = TurnSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Session
+        fields = ["id", "created_at", "task", "turns"]

@@ -1,0 +1,20 @@
+"""`/api/v1/`: sessions, tasks, approvals and the OpenAPI schema (DESIGN §10)."""
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from . import views
+
+app_name = "api"
+
+# Ids are matched as strings so a malformed one answers a JSON 404, like an unknown one.
+urlpatterns = [
+    path("sessions/", views.SessionListView.as_view(), name="session-list"),
+    path("sessions/<str:pk>/", views.SessionDetailView.as_view(), name="session-detail"),
+    path("tasks/", views.TaskListView.as_view(), name="task-list"),
+    path("tasks/<str:pk>/", views.TaskDetailView.as_view(), name="task-detail"),
+    path("tasks/<str:pk>/cancel/", views.TaskCancelView.as_view(), name="task-cancel"),
+    path("approvals/", views.ApprovalListView.as_view(), name="approval-list"),
+    path("approvals/<str:pk>/", views.ApprovalDetailView.as_view(), name="approval-detail"),
+    path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+]

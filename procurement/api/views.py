@@ -1,0 +1,149 @@
+"""REST API v1 views (DESIGN §10): parse the input, call one service, answer with the record."""
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from agentstate.models import Session
+
+from .. import services
+from . import selectors
+from .serializers import (
+    ApprovalFilterSerializer,
+    ApprovalSerializer,
+    CancelSerializer,
+    DecisionSerializer,
+    SessionSerializer,
+    TaskAmendSerializer,
+    TaskCreateSerializer,
+    TaskDetailSerializer,
+    TaskSummarySerializer,
+)
+
+ID = OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class ApiView(GenericAPIView):
+    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    pagination_class = Pagination
+    parser_classes = [JSONParser]
+
+    def parsed(self, serializer_class, data):
+        serializer = serializer_class(data=data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+
+def task_body(task_id) -> dict:
+    return TaskDetailSerializer(selectors.task_detail(task_id)).data
+
+
+# -- sessions ----------------------------------------------------------------------
+
+class SessionListView(ApiView):
+    serializer_class = SessionSerializer
+
+    @extend_schema(request=None, responses={201: SessionSerializer})
+    def post(self, request):
+        # No session service exists yet; opening one is a single row owned by the caller.
+        session = Session.objects.create(owner=request.user)
+        return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+class SessionDetailView(ApiView):
+    serializer_class = SessionSerializer
+
+    @extend_schema(parameters=[ID], responses=SessionSerializer)
+    def get(self, request, pk):
+        return Response(SessionSerializer(selectors.session_for(request.user, pk)).data)
+
+
+# -- tasks -------------------------------------------------------------------------
+
+class TaskListView(ApiView):
+    serializer_class = TaskSummarySerializer
+
+    def get_queryset(self):
+        return selectors.tasks_visible_to(self.request.user)
+
+    @extend_schema(responses=TaskSummarySerializer(many=True))
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(TaskSummarySerializer(page, many=True).data)
+
+    @extend_schema(request=TaskCreateSerializer, responses={201: TaskDetailSerializer})
+    def post(self, request):
+        task = services.request_submit(requester=request.user, **self.parsed(TaskCreateSerializer, request.data))
+        return Response(task_body(task.pk), status=status.HTTP_201_CREATED)
+
+
+class TaskDetailView(ApiView):
+    serializer_class = TaskDetailSerializer
+
+    @extend_schema(parameters=[ID], responses=TaskDetailSerializer)
+    def get(self, request, pk):
+        return Response(TaskDetailSerializer(selectors.task_detail_for(request.user, pk)).data)
+
+    @extend_schema(parameters=[ID], request=TaskAmendSerializer, responses=TaskDetailSerializer)
+    def patch(self, request, pk):
+        changes = self.parsed(TaskAmendSerializer, request.data)
+        version = changes.pop("version", None)
+        task = services.request_amend(task_id=pk, user=request.user, expected_version=version, **changes)
+        return Response(task_body(task.pk))
+
+
+class TaskCancelView(ApiView):
+    serializer_class = TaskDetailSerializer
+
+    @extend_schema(parameters=[ID], request=CancelSerializer, responses=TaskDetailSerializer)
+    def post(self, request, pk):
+        reason = self.parsed(CancelSerializer, request.data)["reason"]
+        task = services.request_cancel(task_id=pk, user=request.user, reason=reason)
+        return Response(task_body(task.pk))
+
+
+# -- approvals ---------------------------------------------------------------------
+
+class ApprovalListView(ApiView):
+    serializer_class = ApprovalSerializer
+
+    def get_queryset(self):
+        wanted = self.parsed(ApprovalFilterSerializer, self.request.query_params)
+        return selectors.approvals_for(self.request.user, status=wanted.get("status"))
+
+    @extend_schema(parameters=[ApprovalFilterSerializer], responses=ApprovalSerializer(many=True))
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(ApprovalSerializer(page, many=True).data)
+
+
+class ApprovalDetailView(ApiView):
+    serializer_class = ApprovalSerializer
+
+    @extend_schema(parameters=[ID], responses=ApprovalSerializer)
+    def get(self, request, pk):
+        return Response(ApprovalSerializer(selectors.approval_for(request.user, pk)).data)
+
+
+class ApprovalDecisionView(ApiView):
+    serializer_class = ApprovalSerializer
+
+    @extend_schema(parameters=[ID], request=DecisionSerializer, responses=ApprovalSerializer)
+    def post(self, request, pk):
+        # Only the people on its route see an approval: anyone else, the requester too, gets 404.
+        approval = selectors.approval_for(request.user, pk)
+        decision = self.parsed(DecisionSerializer, request.data)
+        approval = services.approval_decide(approval_id=approval.pk, user=request.user, **decision)
+        return Response(ApprovalSerializer(approval).data)
