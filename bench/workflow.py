@@ -1,0 +1,479 @@
+"""Purchase requests end to end: two real Celery workers, PostgreSQL, Redis and the ERP simulator.
+
+    .venv/bin/python bench/workflow.py [--requests 200] [--timeout 120] [--keep]
+
+It drops and recreates its own database `procurement_bench_wf` (server and credentials from
+DATABASE_URL when that points at PostgreSQL, else postgres@127.0.0.1:5432; it refuses SQLite),
+migrates, seeds the demo data, flushes Redis db 9 and uses it as the broker, starts the ERP
+simulator and two `celery worker --pool=solo` processes, submits the requests and approves each
+one as bob (ENG) or dave (OPS) until every task is externally_confirmed. It prints wall time,
+tasks per second, time per step from the task events, queries per step (one extra request run
+in-process, Celery eager), and the ERP's writes per task: exactly one requisition and one purchase
+order each, or FAIL and exit status 1. Child processes are stopped, Redis db 9 is flushed and the
+database dropped at the end (`--keep` keeps the database to look at).
+"""
+import argparse
+import io
+import math
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DB_NAME = "procurement_bench_wf"
+REDIS_DB = 9
+QUEUE = "bench"
+START_TIMEOUT = 30
+# The dearest untaxed quote of each demo item (seed_demo): a request priced at these stays within
+# the managers' limit of NT$100,000 including tax whichever supplier wins.
+DEAREST = {"Laptop": 35800, "Monitor": 6600, "Keyboard": 1550, "USB-C dock": 3300, "Office chair": 8800}
+MANAGER_LIMIT = 100_000
+REQUESTERS = (("alice", "ENG", "bob"), ("erin", "OPS", "dave"))  # requester, department, approver
+
+
+# -- the environment, before Django starts -------------------------------------------------
+
+def server_params() -> dict:
+    """Host, port, user, password of the PostgreSQL server to use (never its database name)."""
+    url = os.environ.get("DATABASE_URL", "")
+    if url and not url.startswith(("postgres://", "postgresql://")):
+        sys.exit(f"bench/workflow.py measures PostgreSQL; DATABASE_URL points at {url.split(':', 1)[0]}. "
+                 "Set DATABASE_URL=postgres://... (or unset it to use postgres@127.0.0.1:5432).")
+    parts = urlsplit(url or "postgres://postgres@127.0.0.1:5432/")
+    return {"host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
+            "user": unquote(parts.username or "postgres"), "password": unquote(parts.password or "")}
+
+
+def database_url(params: dict) -> str:
+    from urllib.parse import quote
+
+    auth = quote(params["user"], safe="") + (f":{quote(params['password'], safe='')}" if params["password"] else "")
+    return f"postgres://{auth}@{params['host']}:{params['port']}/{DB_NAME}"
+
+
+def redis_url() -> str:
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    netloc = urlsplit(broker).netloc if broker.startswith("redis://") else "127.0.0.1:6379"
+    return f"redis://{netloc}/{REDIS_DB}"
+
+
+def admin_sql(params: dict, *statements: str):
+    import psycopg
+
+    with psycopg.connect(**{k: v for k, v in params.items() if v != ""}, dbname="postgres",
+                         autocommit=True) as admin:
+        for statement in statements:
+            admin.execute(statement)
+
+
+def recreate_database(params: dict):
+    admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
+
+
+def flush_redis(url: str):
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+# -- child processes -----------------------------------------------------------------------
+
+class Children:
+    """Every process this script starts, each in its own session; stopped by pid at the end."""
+
+    def __init__(self):
+        self.procs: list[tuple[str, subprocess.Popen, Path | None]] = []
+
+    def add(self, name, proc, log=None):
+        self.procs.append((name, proc, log))
+        return proc
+
+    def stop(self):
+        for _name, proc, _log in reversed(self.procs):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for _name, proc, _log in reversed(self.procs):
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+            if proc.stdout:
+                proc.stdout.close()
+        self.procs = []
+
+    def tails(self, lines=30) -> str:
+        out = []
+        for name, proc, log in self.procs:
+            if log is not None and log.exists():
+                out.append(f"--- {name} (exit {proc.poll()}) {log} ---")
+                out.extend(log.read_text(errors="replace").splitlines()[-lines:])
+        return "\n".join(out)
+
+
+def start_erp(children: Children, workdir: Path) -> str:
+    log = workdir / "erp.log"
+    with open(log, "wb") as err:
+        proc = children.add("erp", subprocess.Popen(
+            [sys.executable, "-m", "erpsim", "--host", "127.0.0.1", "--port", "0",
+             "--db", str(workdir / "erp.sqlite3"), "--quiet"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True), log)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT)
+    prefix = "ERP simulator listening on "
+    if not lines or not lines[0].startswith(prefix):
+        raise RuntimeError(f"ERP simulator did not start: {lines}\n{children.tails()}")
+    return lines[0][len(prefix):].strip()
+
+
+def start_worker(children: Children, workdir: Path, n: int, env: dict) -> tuple[subprocess.Popen, Path]:
+    log = workdir / f"worker-{n}.log"
+    argv = [sys.executable, "-m", "celery", "-A", "procurement", "worker", "--pool=solo", "--concurrency=1",
+            "-Q", QUEUE, "-n", f"bench{n}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+            "-l", "info",
+            # What the worker enqueues itself (advance chaining, the outbox) goes to the bench queue too.
+            "--", f"task_default_queue={QUEUE}"]
+    with open(log, "wb") as out:
+        proc = children.add(f"worker {n}", subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True), log)
+    return proc, log
+
+
+def wait_ready(children: Children, workers):
+    deadline = time.monotonic() + START_TIMEOUT
+    for proc, log in workers:
+        while " ready." not in log.read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker not ready (exit {proc.poll()})\n{children.tails()}")
+            time.sleep(0.1)
+
+
+def erp_get(erp_url: str, path: str) -> dict:
+    import requests
+
+    response = requests.get(erp_url + path, timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+# -- the requests --------------------------------------------------------------------------
+
+def request_lines(rng: random.Random) -> list[dict]:
+    """1-3 lines of demo items whose total, at the dearest quotes and with 5% tax, is within the limit."""
+    while True:
+        items = rng.sample(sorted(DEAREST), rng.randint(1, 3))
+        lines = [{"description": item, "quantity": rng.randint(1, 3)} for item in items]
+        if sum(DEAREST[line["description"]] * line["quantity"] for line in lines) * 1.05 <= MANAGER_LIMIT:
+            return lines
+
+
+def pct(values, p) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def print_table(rows, right_from=1):
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    rows = [rows[0], ["-" * w for w in widths], *rows[1:]]
+    for r in rows:
+        print("  ".join(str(c).ljust(w) if i < right_from else str(c).rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+
+
+# -- the bench -----------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=200, help="purchase requests to run (default 200)")
+    parser.add_argument("--workers", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for every task (default 120)")
+    parser.add_argument("--keep", action="store_true", help=f"keep the {DB_NAME} database afterwards")
+    args = parser.parse_args()
+
+    params = server_params()
+    broker = redis_url()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-wf-"))
+    os.environ.update({
+        "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params),
+        "CELERY_BROKER_URL": broker, "CELERY_TASK_ALWAYS_EAGER": "0", "VAR_DIR": str(workdir / "var"),
+        "EMAIL_FILE_PATH": str(workdir / "mail"), "PYTHONUNBUFFERED": "1",
+    })
+    (workdir / "var").mkdir()
+    children, status = Children(), 1
+    try:
+        status = run(args, params, broker, workdir, children)
+    finally:
+        children.stop()
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:  # noqa: BLE001 - Django may not have started
+            pass
+        flush_redis(broker)
+        if not args.keep:
+            admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        shutil.rmtree(workdir, ignore_errors=True)
+        print(f"cleaned up: workers and ERP simulator stopped, Redis db {REDIS_DB} flushed, "
+              + (f"database {DB_NAME} kept" if args.keep else f"database {DB_NAME} dropped"))
+    sys.exit(status)
+
+
+def run(args, params, broker, workdir, children) -> int:
+    recreate_database(params)
+    flush_redis(broker)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+
+    from agentstate.errors import DomainError
+    from agentstate.models import Approval, Checkpoint, Task, TaskEvent
+    from procurement import services, workflow
+    from procurement.celery import app
+
+    call_command("migrate", verbosity=0)
+    call_command("seed_demo", verbosity=0, stdout=io.StringIO())
+    erp_url = start_erp(children, workdir)
+    settings.ERP_URL = erp_url
+    app.conf.task_default_queue = QUEUE
+    env = {**os.environ, "ERP_URL": erp_url}
+    workers = [start_worker(children, workdir, n, env) for n in range(1, args.workers + 1)]
+    wait_ready(children, workers)
+    connection.ensure_connection()
+    pg_version = connection.pg_version
+    print(f"PostgreSQL {pg_version // 10000}.{pg_version % 10000}, database {DB_NAME}; broker {broker} "
+          f"(queue {QUEUE!r}); {args.workers} workers (--pool=solo); ERP simulator {erp_url}; "
+          f"{args.requests} requests, {os.cpu_count()} CPUs\n")
+
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "erin", "bob", "dave"])}
+    rng = random.Random(7)
+    plans = [(REQUESTERS[i % 2], request_lines(rng)) for i in range(args.requests)]
+
+    # Submit everything (each submit enqueues advance on commit), then approve as approvals open.
+    started = time.perf_counter()
+    ids = []
+    for n, ((requester, department, _approver), lines) in enumerate(plans, start=1):
+        task = services.request_submit(requester=users[requester], department=department, lines=lines,
+                                       justification=f"bench request {n}")
+        ids.append(task.pk)
+    submitted = time.perf_counter() - started
+    approver_of = {department: users[approver] for _r, department, approver in REQUESTERS}
+    decided = conflicts = 0
+    deadline = started + args.timeout
+    done = 0
+    while time.perf_counter() < deadline:
+        pending = list(Approval.objects.filter(task_id__in=ids, status=Approval.Status.PENDING)
+                       .values_list("pk", "task__tenant", "state_version", "scope_hash"))
+        for pk, tenant, version, digest in pending:
+            try:
+                services.approval_decide(approval_id=pk, user=approver_of[tenant], decision="approve",
+                                         state_version=version, scope_hash=digest)
+                decided += 1
+            except DomainError:
+                conflicts += 1
+        done = Task.objects.filter(pk__in=ids, state=workflow.CONFIRMED).count()
+        if done == len(ids):
+            break
+        if not pending:
+            time.sleep(0.05)
+    wall = time.perf_counter() - started
+    states = Counter(Task.objects.filter(pk__in=ids).values_list("state", flat=True))
+    complete = done == len(ids)
+
+    print(f"submitted {len(ids)} requests in {submitted:.2f} s; approver decided {decided} "
+          f"({conflicts} refused)")
+    if complete:
+        print(f"all {len(ids)} tasks externally_confirmed: wall {wall:.2f} s, {len(ids) / wall:.2f} tasks/s")
+    else:
+        print(f"TIMEOUT after {wall:.0f} s: {done}/{len(ids)} confirmed; states {dict(states)}")
+    workers_alive = sum(proc.poll() is None for proc, _ in workers)
+
+    # Time per step, from consecutive events of each task; a step is named by the cursor it
+    # ended (the checkpoint before the event), or by the event when no step was due.
+    cursor = {(t, v): c for t, v, c in Checkpoint.objects.filter(task_id__in=ids)
+              .values_list("task_id", "version", "cursor")}
+    durations, ended_by, order = defaultdict(list), {}, []
+    per_task = defaultdict(list)
+    for task_id, version, event, at in (TaskEvent.objects.filter(task_id__in=ids)
+                                         .order_by("task_id", "version").values_list("task_id", "version",
+                                                                                     "event", "at")):
+        per_task[task_id].append((version, event, at))
+    end_to_end = []
+    for task_id, events in per_task.items():
+        for (v0, _e0, at0), (v1, event, at1) in zip(events, events[1:]):
+            label = cursor.get((task_id, v0)) or event
+            if label not in ended_by:
+                ended_by[label] = event
+                order.append(label)
+            durations[label].append((at1 - at0).total_seconds() * 1000)
+        if events[-1][1] == "confirm":
+            end_to_end.append((events[-1][2] - events[0][2]).total_seconds())
+
+    # Stop the workers: the rest runs in this process.
+    for proc, _log in workers:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc, _log in workers:
+        proc.wait(timeout=30)
+
+    busy = worker_busy(workers)
+    queries = measure_queries(users, approver_of)
+
+    def in_process(label):
+        what, counts, took = queries.pop(label, ("", [], []))
+        return [what, "+".join(map(str, counts)), "+".join(f"{ms:.0f}" for ms in took)]
+
+    rows = [["step", "ended by event", "n", "p50 ms", "p95 ms", "measured call", "queries", "ms in-process"]]
+    for label in order:
+        values = durations[label]
+        rows.append([label, ended_by[label], len(values), f"{pct(values, 50):.1f}", f"{pct(values, 95):.1f}",
+                     *in_process(label)])
+    for label in list(queries):
+        rows.append([label, "", "", "", "", *in_process(label)])
+    print()
+    print_table(rows, right_from=2)
+    print("time per step: from the task's previous event to the event that ended the step (queue wait + work; "
+          "'approve' is the wait for the scripted approver)")
+    if end_to_end:
+        print(f"per task, create to confirm: p50 {pct(end_to_end, 50):.2f} s, p95 {pct(end_to_end, 95):.2f} s")
+    if busy["advance"]:
+        calls, seconds = busy["advance"], busy["seconds"]
+        print(f"worker time per advance() call (Celery's 'succeeded in', all steps): {len(calls)} calls, "
+              f"p50 {pct(calls, 50):.1f} ms, p95 {pct(calls, 95):.1f} ms; workers busy "
+              + ", ".join(f"{s:.1f} s" for s in seconds) + f" of {wall:.1f} s")
+    print("queries, ms in-process: one more request run in this process with Celery eager, each call on its own "
+          "under CaptureQueriesContext (a+b: the step ran twice)")
+
+    # ERP: exactly one requisition and one purchase order per task, nothing else written.
+    stats = erp_get(erp_url, "/_stats")
+    tasks_total = len(ids) + 1  # and the in-process one
+    refs = {str(pk) for pk in Task.objects.filter(kind=workflow.KIND).values_list("pk", flat=True)}
+    per_req = Counter(r["external_ref"] for r in erp_get(erp_url, "/requisitions")["results"])
+    per_po = Counter(r["external_ref"] for r in erp_get(erp_url, "/purchase-orders")["results"])
+    bad = sorted(ref for ref in refs if per_req[ref] != 1 or per_po[ref] != 1)
+    strangers = (set(per_req) | set(per_po)) - refs
+    dupes = sum(max(0, c - 1) for c in per_req.values()) + sum(max(0, c - 1) for c in per_po.values())
+    erp_ok = (not bad and not strangers and stats["requisitions"] == stats["purchase_orders"] == tasks_total
+              and stats["writes"] == 2 * tasks_total)
+    print(f"\nERP /_stats: {stats['requisitions']} requisitions, {stats['purchase_orders']} purchase orders, "
+          f"{stats['writes']} writes for {tasks_total} tasks ({args.requests} + 1 in-process): "
+          f"{stats['requisitions'] / tasks_total:.2f} requisitions, {stats['purchase_orders'] / tasks_total:.2f} "
+          f"purchase orders, {stats['writes'] / tasks_total:.2f} writes per task")
+    if erp_ok:
+        print("PASS: exactly 1 requisition + 1 purchase order per task, no duplicates")
+    else:
+        print(f"FAIL: {len(bad)} tasks without exactly 1 requisition + 1 purchase order, {dupes} duplicates, "
+              f"{len(strangers)} ERP objects of unknown tasks")
+        for ref in bad[:10]:
+            print(f"  task {ref}: {per_req[ref]} requisitions, {per_po[ref]} purchase orders")
+    if workers_alive != len(workers):
+        print(f"FAIL: {len(workers) - workers_alive} worker(s) died\n{children.tails()}")
+    if not complete:
+        print(children.tails())
+    return 0 if (erp_ok and complete and workers_alive == len(workers)) else 1
+
+
+def worker_busy(workers) -> dict:
+    """What the workers' own logs say: milliseconds per advance() call, seconds busy per worker."""
+    import re
+
+    done = re.compile(r"Task (\S+)\[[^]]+\] succeeded in ([0-9.]+)s")
+    advance, seconds = [], []
+    for _proc, log in workers:
+        total = 0.0
+        for name, took in done.findall(log.read_text(errors="replace")):
+            total += float(took)
+            if name == "procurement.tasks.advance":
+                advance.append(float(took) * 1000)
+        seconds.append(total)
+    return {"advance": advance, "seconds": seconds}
+
+
+def measure_queries(users, approver_of) -> dict:
+    """Queries of each call for one request run in this process, Celery eager.
+
+    Eager mode would run each advance inside the one before it (advance chains itself), so
+    advance.delay and dispatch_outbox.delay are caught in a queue here and each call is run,
+    and counted, on its own."""
+    from unittest import mock
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from agentstate.models import Approval, Task
+    from procurement import services, workflow
+    from procurement.celery import app
+    from procurement.tasks import advance, dispatch_outbox
+
+    app.conf.task_always_eager = True
+    calls: list[tuple[str, str | None]] = []
+    measured = {}  # label -> (what was called, [queries], [ms])
+
+    def measure(label, what, call):
+        with CaptureQueriesContext(connection) as captured:
+            began = time.perf_counter()
+            result = call()
+            took = (time.perf_counter() - began) * 1000
+        entry = measured.setdefault(label, (what, [], []))
+        entry[1].append(len(captured))
+        entry[2].append(took)
+        return result
+
+    real_advance, real_dispatch = (app.tasks[t.name] for t in (advance, dispatch_outbox))
+    with mock.patch.object(real_advance, "delay", lambda task_id: calls.append(("advance", str(task_id)))), \
+            mock.patch.object(real_dispatch, "delay", lambda: calls.append(("dispatch_outbox", None))):
+        task = measure("submit", "request_submit", lambda: services.request_submit(
+            requester=users["alice"], department="ENG", justification="measured",
+            lines=[{"description": "Laptop", "quantity": 1}, {"description": "Monitor", "quantity": 2}]))
+        for _ in range(50):
+            while calls:
+                what, task_id = calls.pop(0)
+                if what == "advance":
+                    step = Task.objects.values_list("step", flat=True).get(pk=task_id)
+                    measure(step, "advance()", lambda: real_advance.apply((task_id,)))
+                else:
+                    measure("(outbox)", "dispatch_outbox()", real_dispatch.apply)
+            task.refresh_from_db()
+            if task.state != workflow.AWAITING_APPROVAL:
+                break
+            approval = Approval.objects.get(task=task, status=Approval.Status.PENDING)
+            measure("approve", "approval_decide", lambda: services.approval_decide(
+                approval_id=approval.pk, user=approver_of["ENG"], decision="approve",
+                state_version=approval.state_version, scope_hash=approval.scope_hash))
+    app.conf.task_always_eager = False
+    if task.state != workflow.CONFIRMED:
+        print(f"note: the in-process request ended in {task.state}, not {workflow.CONFIRMED}")
+    return measured
+
+
+if __name__ == "__main__":
+    main()
