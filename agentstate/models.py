@@ -206,3 +206,7 @@ class Approval(models.Model):
 
     def __str__(self):
         return f"approval {self.id} for {self.task_id} v{self.state_version} [{self.status}]"
+
+
+# Governed memory lives in its own package; importing it here registers its models with the app.
+from .memory.models import MemoryEntry, MemoryEvent, MemoryVersion  # noqa: E402,F401

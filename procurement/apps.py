@@ -19,3 +19,6 @@ class ProcurementConfig(AppConfig):
             may_view=access.may_view,
             may_decide=access.may_decide,
         ))
+        from .memory_policy import register as register_memory_policy
+
+        register_memory_policy()

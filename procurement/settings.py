@@ -162,4 +162,11 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "recover": {"task": "procurement.tasks.recover", "schedule": float(RECOVERY_INTERVAL_SECONDS)},
+    "memory-maintenance": {"task": "procurement.tasks.memory_maintenance", "schedule": 3600.0},
 }
+
+# Governed memory (DESIGN §8): retention per kind, counted from the last confirmation (None: keep).
+MEMORY_RETENTION_DAYS = {"fact": 730, "preference": 730, "procedure": 1095, "term": 1095, "event": 365}
+MEMORY_EXPIRED_PURGE_DAYS = env_int("MEMORY_EXPIRED_PURGE_DAYS", 30)
+MEMORY_DEPARTED_PURGE_DAYS = env_int("MEMORY_DEPARTED_PURGE_DAYS", 90)
+MEMORY_RECONFIRM_DAYS = env_int("MEMORY_RECONFIRM_DAYS", 180)

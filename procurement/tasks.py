@@ -66,3 +66,11 @@ def recover():
     outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
     outbox_dispatch()
     return str(report)
+
+
+@shared_task
+def memory_maintenance():
+    """Expire, flag for reconfirmation and purge memory under the retention settings."""
+    from agentstate.memory.sweeps import memory_maintenance as sweep
+
+    return str(sweep())

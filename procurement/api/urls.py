@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from . import views
+from . import memory, views
 
 app_name = "api"
 
@@ -18,3 +18,4 @@ urlpatterns = [
     path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
+urlpatterns += memory.urlpatterns

@@ -1,0 +1,104 @@
+"""Who may read, propose, write and confirm memory in procurement (DESIGN §8, §9), read from
+memberships and departments: never from memory itself.
+
+- user scope: that person (read, propose, confirm) and admins;
+- department scope: members read and propose, the department's manager (a manager
+  membership there, or Department.manager) writes and confirms, admins do everything;
+  confidential department entries are read by its managers and admins only;
+- organisation scope: every active user reads and proposes, admins write and confirm.
+A departed (inactive) user reads nothing; their own entries are thereby readable by admins only.
+"""
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from agentstate.memory import policy
+from agentstate.memory.models import Scope, Sensitivity
+
+from .models import Department, Membership
+
+
+@dataclass(frozen=True)
+class Viewer:
+    username: str
+    active: bool
+    admin: bool
+    member_of: frozenset     # department codes whose ordinary memory they read
+    manages: frozenset       # department codes whose memory they confirm
+
+
+def viewer(user) -> Viewer:
+    if not user.is_active:
+        return Viewer(user.get_username(), False, False, frozenset(), frozenset())
+    memberships = list(Membership.objects.filter(user=user).values_list("department__code", "role"))
+    if any(code is None for code, _ in memberships):  # a membership across all departments
+        member_of = set(Department.objects.values_list("code", flat=True))
+    else:
+        member_of = {code for code, _ in memberships}
+    manages = {code for code, role in memberships if code and role == Membership.Role.MANAGER}
+    manages |= set(Department.objects.filter(manager=user).values_list("code", flat=True))
+    return Viewer(user.get_username(), True, user.is_superuser, frozenset(member_of | manages), frozenset(manages))
+
+
+class ProcurementMemoryPolicy:
+    def subjects_for(self, user, task=None):
+        # On a task, the department in scope is the task's, not every one the person belongs to.
+        departments = [task.tenant] if task is not None and task.tenant else sorted(set(
+            Membership.objects.filter(user=user, department__isnull=False).values_list("department__code", flat=True)))
+        return [(Scope.USER, user.get_username()), *[(Scope.DEPARTMENT, code) for code in departments],
+                (Scope.ORGANISATION, "")]
+
+    def subject_exists(self, scope, subject):
+        if scope == Scope.USER:
+            User = get_user_model()
+            return User.objects.filter(**{User.USERNAME_FIELD: subject}).exists()
+        if scope == Scope.DEPARTMENT:
+            return Department.objects.filter(code=subject).exists()
+        return scope == Scope.ORGANISATION and subject == ""
+
+    def readable(self, user):
+        who = viewer(user)
+        if who.admin:
+            return Q()
+        if not who.active:
+            return Q(pk__in=[])
+        ordinary = Q(subject__in=who.member_of) & ~Q(sensitivity=Sensitivity.CONFIDENTIAL)
+        return (Q(scope=Scope.USER, subject=who.username)
+                | Q(scope=Scope.DEPARTMENT) & (ordinary | Q(subject__in=who.manages))
+                | Q(scope=Scope.ORGANISATION))
+
+    def may_read(self, user, entry):
+        who = viewer(user)
+        if who.admin or not who.active:
+            return who.admin
+        if entry.scope == Scope.USER:
+            return entry.subject == who.username
+        if entry.scope == Scope.DEPARTMENT:
+            return entry.subject in who.manages or (
+                entry.subject in who.member_of and entry.sensitivity != Sensitivity.CONFIDENTIAL)
+        return entry.scope == Scope.ORGANISATION
+
+    def may_propose(self, user, scope, subject):
+        who = viewer(user)
+        if who.admin or not who.active:
+            return who.admin
+        return ((scope == Scope.USER and subject == who.username)
+                or (scope == Scope.DEPARTMENT and subject in who.member_of)
+                or scope == Scope.ORGANISATION)
+
+    def may_write(self, user, scope, subject):
+        who = viewer(user)
+        return who.admin or (who.active and scope == Scope.DEPARTMENT and subject in who.manages)
+
+    def may_confirm(self, user, entry):
+        who = viewer(user)
+        if who.admin or not who.active:
+            return who.admin
+        if entry.scope == Scope.USER:
+            return entry.subject == who.username
+        return entry.scope == Scope.DEPARTMENT and entry.subject in who.manages
+
+
+def register():
+    policy.register(ProcurementMemoryPolicy())

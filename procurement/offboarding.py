@@ -1,0 +1,93 @@
+"""A person leaves (DESIGN §8, issue 6): their account stops, their sessions become readable
+by admins only, their own memory stops being used and waits for review, and their open
+purchase tasks are cancelled. Erasing them, later or at once, deletes their own memory and
+redacts what they said."""
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from agentstate.errors import DomainError, NotPermitted
+from agentstate.memory.deletion import memory_delete
+from agentstate.memory.models import MemoryEntry, Scope
+from agentstate.memory.sweeps import memory_flag_subject_left
+from agentstate.models import Session, Task, Turn
+
+from . import services, workflow
+
+TASK_POLICIES = ("cancel",)
+REDACTED = "[redacted]"
+
+
+@dataclass
+class OffboardReport:
+    username: str
+    sessions_locked: int = 0
+    memory_flagged: int = 0
+    tasks_cancelled: list[str] = field(default_factory=list)
+    tasks_left: dict[str, str] = field(default_factory=dict)  # task id -> why it was not cancelled
+
+
+@dataclass
+class EraseReport:
+    username: str
+    memory_deleted: int = 0
+    turns_redacted: int = 0
+    offboarded: OffboardReport | None = None
+
+
+def user_offboard(*, user, by, policy: str = "cancel") -> OffboardReport:
+    """Deactivate `user`, lock their sessions, flag their memory, cancel their open tasks.
+
+    Safe to run twice. The account, sessions and memory change in one transaction; each task
+    is cancelled in its own, so a task that moved meanwhile is reported, not fatal."""
+    _require_admin(by)
+    if policy not in TASK_POLICIES:
+        raise DomainError(f"Unknown task policy {policy!r}.",
+                          errors={"policy": [f"Choose one of: {', '.join(TASK_POLICIES)}."]})
+    if user.pk == by.pk:
+        raise DomainError("You cannot offboard yourself.", errors={"user": ["You cannot offboard yourself."]})
+    report = OffboardReport(user.get_username())
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(is_active=False)
+        user.is_active = False
+        report.sessions_locked = Session.objects.filter(owner=user, locked=False).update(locked=True)
+        report.memory_flagged = memory_flag_subject_left(username=user.get_username(), by=by)
+    for task in Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.TERMINAL):
+        _cancel(task, by=by, report=report)
+    return report
+
+
+def user_erase(*, user, by) -> EraseReport:
+    """Offboard if still active, then delete their own memory and redact their sessions' turns."""
+    _require_admin(by)
+    report = EraseReport(user.get_username())
+    if user.is_active:
+        report.offboarded = user_offboard(user=user, by=by)
+    own = MemoryEntry.objects.filter(scope=Scope.USER, subject=user.get_username()).exclude(
+        status=MemoryEntry.Status.DELETED).values_list("pk", flat=True)
+    for pk in list(own):
+        memory_delete(entry=pk, by=by, reason="the person's data was erased")
+        report.memory_deleted += 1
+    with transaction.atomic():
+        # Agent turns in their sessions quote them too, so every turn of those sessions goes.
+        report.turns_redacted = Turn.objects.filter(session__owner=user).update(text=REDACTED, data={})
+        Session.objects.filter(owner=user).update(title="", summary="")
+    return report
+
+
+def _cancel(task, *, by, report: OffboardReport):
+    if task.state not in workflow.CANCELLABLE:
+        report.tasks_left[str(task.pk)] = f"in state {task.state!r}, which cannot be cancelled; review it"
+        return
+    try:
+        services.request_cancel(task_id=task.pk, user=by,
+                                reason=f"{report.username} left the organisation (offboarded by {by.get_username()})")
+        report.tasks_cancelled.append(str(task.pk))
+    except DomainError as refused:
+        report.tasks_left[str(task.pk)] = str(refused)
+
+
+def _require_admin(by):
+    if by is None or not by.is_active or not by.is_superuser:
+        raise NotPermitted("Only an admin may offboard or erase a person.")

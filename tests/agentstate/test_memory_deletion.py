@@ -1,0 +1,116 @@
+"""Deleting memory for real: the content leaves the entry, its history and everything derived
+from it; a tombstone keeps who, when and why; events and checkpoints keep only ids."""
+import pytest
+from django.contrib.auth.models import Group
+
+from agentstate.actors import Actor
+from agentstate.errors import NotFound, NotPermitted
+from agentstate.machine import fire
+from agentstate.memory import derivers
+from agentstate.memory.deletion import REMOVED, memory_delete, memory_delete_preview
+from agentstate.memory.models import MemoryEntry, MemoryEvent, MemoryVersion
+from agentstate.memory.retrieval import memory_context
+from agentstate.memory.services import memory_confirm, memory_correct, memory_create, memory_propose
+from agentstate.models import Checkpoint, Session, Turn
+
+from .memory_support import group_policy, where_text_is  # noqa: F401
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("group_policy")]
+MARKER = "zq7-marker-Excel-for-quotes"
+
+
+@pytest.fixture
+def root(make_user):
+    return make_user("root", is_superuser=True)
+
+
+@pytest.fixture
+def used_entry(alice, root, make_task):
+    """An entry with a correction, a pending change, a use in a task turn and a summary that quoted it."""
+    entry = memory_create(by=root, scope="user", subject="alice", kind="preference", content=f"{MARKER} v1")
+    memory_correct(entry=entry, by=alice, content=f"{MARKER} v2", reason=f"was '{MARKER} v1'")
+    memory_propose(entry=entry, by=alice, content=f"{MARKER} v3")
+    task = make_task("queued")
+    session = Session.objects.create(owner=alice, task=task)
+    turn = Turn.objects.create(session=session, seq=1, role="user", text="What do you know about my quotes?")
+    context = memory_context(alice, task=task, turn=turn)
+    # What the runtime keeps of a use: ids and versions, in the task (and so its checkpoint).
+    fire(task.pk, "start", actor=Actor.runtime(), data={"memory_used": context.refs})
+    Session.objects.filter(pk=session.pk).update(summary=f"Alice said hello. Known: {context.text}")
+    return entry
+
+
+def test_the_preview_says_what_else_goes(used_entry):
+    report = memory_delete_preview(used_entry)
+    assert (report.versions, report.derived) == (2, {"session summaries": 1})
+    assert report.text == "also removes 2 history versions and 1 session summary"
+
+
+def test_after_a_delete_no_column_anywhere_holds_the_content(used_entry, root, make_task):
+    assert set(where_text_is(MARKER)) >= {"agentstate_memoryentry.content", "agentstate_memoryversion.content",
+                                          "agentstate_session.summary", "agentstate_memoryevent.reason"}
+    memory_delete(entry=used_entry, by=root, reason="asked to forget")
+    assert where_text_is(MARKER) == []
+    # The record of use survives by id and version.
+    checkpoint = Checkpoint.objects.filter(label="start").get()
+    assert checkpoint.snapshot["data"]["memory_used"] == [{"id": str(used_entry.pk), "version": 2}]
+    assert MemoryEvent.objects.filter(entry=used_entry, action="use", entry_version=2).exists()
+
+
+def test_a_tombstone_keeps_id_who_when_and_why_without_content(used_entry, root):
+    report = memory_delete(entry=used_entry.pk, by=root, reason="asked to forget")
+    tomb = MemoryEntry.objects.get(pk=used_entry.pk)
+    assert (tomb.status, tomb.content, tomb.deleted_by, tomb.delete_reason) == ("deleted", "", root, "asked to forget")
+    assert tomb.deleted_at is not None and tomb.version == 2
+    assert not MemoryVersion.objects.filter(entry=used_entry).exists()
+    assert report.versions == 2 and report.derived == {"session summaries": 1}
+    last = MemoryEvent.objects.filter(entry=used_entry).last()
+    assert (last.action, last.actor, last.reason) == ("delete", root, "asked to forget")
+    assert MemoryEvent.objects.get(entry=used_entry, action="correct").reason == REMOVED
+
+
+def test_the_source_turn_is_the_persons_own_words_and_stays(alice, root):
+    session = Session.objects.create(owner=alice)
+    turn = Turn.objects.create(session=session, seq=1, role="user", text="I always want Excel files")
+    entry = memory_propose(turn=turn, scope="user", subject="alice", kind="preference", content="Excel files")
+    memory_delete(entry=entry, by=alice)
+    assert Turn.objects.get(pk=turn.pk).text == "I always want Excel files"
+
+
+def test_a_registered_deriver_is_previewed_and_purged(used_entry, root):
+    cache = {str(used_entry.pk): ["embedding-1", "embedding-2"]}
+    derivers.register(derivers.Deriver("embeddings", "embedding",
+                                       count=lambda pk, texts: len(cache.get(pk, [])),
+                                       purge=lambda pk, texts: len(cache.pop(pk, []))))
+    try:
+        assert memory_delete_preview(used_entry).text == (
+            "also removes 2 history versions, 1 session summary and 2 embeddings")
+        memory_delete(entry=used_entry, by=root)
+        assert cache == {}
+    finally:
+        derivers.unregister("embeddings")
+
+
+def test_who_may_not_confirm_may_not_delete(alice, bob, erin, root):
+    Group.objects.create(name="T1").user_set.add(alice, bob)
+    mine = memory_create(by=root, scope="user", subject="alice", kind="fact", content="Alice's")
+    team = memory_create(by=root, scope="department", subject="T1", kind="fact", content="T1's")
+    with pytest.raises(NotFound):
+        memory_delete(entry=mine, by=bob)
+    with pytest.raises(NotFound):
+        memory_delete(entry=team, by=erin)
+    with pytest.raises(NotPermitted):
+        memory_delete(entry=team, by=alice)
+    assert MemoryEntry.objects.filter(status="active").count() == 2
+    memory_delete(entry=team, by=bob)  # T1's manager
+
+
+def test_a_deleted_entry_is_gone_for_every_service(alice, root):
+    entry = memory_create(by=root, scope="user", subject="alice", kind="fact", content="Gone soon")
+    memory_delete(entry=entry, by=alice)
+    for attempt in (lambda: memory_delete(entry=entry, by=root), lambda: memory_confirm(entry=entry, by=root),
+                    lambda: memory_correct(entry=entry, by=root, content="Back again"),
+                    lambda: memory_delete_preview(entry, by=root)):
+        with pytest.raises(NotFound):
+            attempt()
+    assert memory_context(alice).entries == []
