@@ -1,6 +1,6 @@
-"""Demo data, an ERP simulator across a real socket, and Celery run in-process for service tests.
-
-The tests that need a real worker process (crash points, redelivery) start one themselves."""
+"""Demo data, an ERP simulator across a real socket, and Celery run in-process: shared by the
+procurement, page and browser tests. Tests that need a real worker process start one
+(tests/worker_fixtures.py)."""
 import pytest
 from django.core.management import call_command
 
