@@ -4,7 +4,7 @@ import os
 import pytest
 from django.db import connection
 
-pytest_plugins = ["tests.erp_fixtures"]
+pytest_plugins = ["tests.erp_fixtures", "tests.worker_fixtures", "tests.demo_fixtures"]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -46,17 +46,23 @@ def receipt_plan(*, task, operation: str, scope: str, request: dict) -> Receipt:
 
 
 def receipt_perform(*, receipt: Receipt, client: ExternalClient, on_outcome=None,
-                    max_sends: int = MAX_SENDS) -> Receipt:
-    """Steps 2–4. Safe to run twice: a decided receipt is returned as it is."""
+                    max_sends: int = MAX_SENDS, fence=None) -> Receipt:
+    """Steps 2–4. Safe to run twice: a decided receipt is returned as it is.
+
+    `fence()`, if given, runs in the transaction that marks the receipt `sent`, after the mark
+    (receipt row first, then whatever it locks: the order receipt_record takes), before every
+    send; it raises to refuse the send (the caller's lease was reclaimed, its task moved on),
+    and then nothing is marked and nothing is sent.
+    """
     if receipt.status in (Receipt.Status.CONFIRMED, Receipt.Status.FAILED):
         return receipt
     if receipt.status == Receipt.Status.PLANNED:
-        outcome = _send(receipt, client)
+        outcome = _send(receipt, client, fence)
     else:
         # Sent before (we may have crashed waiting) or unknown: never resend blindly.
         outcome = None
     if outcome is None:
-        outcome = _resolve(receipt, client, max_sends)
+        outcome = _resolve(receipt, client, max_sends, fence)
     if outcome is None:
         return receipt_mark_unknown(receipt=receipt)
     return receipt_record(receipt=receipt, outcome=outcome, on_outcome=on_outcome)
@@ -71,8 +77,11 @@ def receipt_reconcile(*, receipt: Receipt, client: ExternalClient, on_outcome=No
     return receipt_perform(receipt=receipt, client=client, on_outcome=on_outcome, max_sends=max_sends)
 
 
-def _send(receipt: Receipt, client: ExternalClient) -> Outcome | None:
-    Receipt.objects.filter(pk=receipt.pk).update(status=Receipt.Status.SENT, attempts=F("attempts") + 1)
+def _send(receipt: Receipt, client: ExternalClient, fence=None) -> Outcome | None:
+    with transaction.atomic():
+        Receipt.objects.filter(pk=receipt.pk).update(status=Receipt.Status.SENT, attempts=F("attempts") + 1)
+        if fence is not None:
+            fence()
     receipt.status, receipt.attempts = Receipt.Status.SENT, receipt.attempts + 1
     try:
         return client.send(receipt.operation, receipt.idempotency_key, receipt.request)
@@ -82,7 +91,7 @@ def _send(receipt: Receipt, client: ExternalClient) -> Outcome | None:
         return None
 
 
-def _resolve(receipt: Receipt, client: ExternalClient, max_sends: int) -> Outcome | None:
+def _resolve(receipt: Receipt, client: ExternalClient, max_sends: int, fence=None) -> Outcome | None:
     """Look the key up; resend only when the other side confirms it has nothing."""
     while True:
         try:
@@ -95,7 +104,7 @@ def _resolve(receipt: Receipt, client: ExternalClient, max_sends: int) -> Outcom
         if receipt.attempts >= max_sends:
             receipt.error = f"still absent after {receipt.attempts} sends"
             return None
-        outcome = _send(receipt, client)
+        outcome = _send(receipt, client, fence)
         if outcome is not None:
             return outcome
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from agentstate.actors import Actor
 from agentstate.approvals import approval_open, scope_hash
+from agentstate.errors import LeaseLost, StaleVersion
 from agentstate.leases import Lease
 from agentstate.machine import fire
 from agentstate.models import Approval, Receipt, Task
@@ -50,6 +51,20 @@ class Step:
         self.task = fire(self.task.pk, event, actor=_runtime(self),
                          expected_version=self.task.version, lease_token=token, reason=reason, **kwargs)
         return self.task
+
+    def fence(self):
+        """Refuse to send once this step's result could no longer be written back: its lease was
+        fenced off or the task moved on (an amendment, a cancel). receipt_perform calls it under
+        the task's row lock in the transaction that marks the receipt `sent`, so whoever takes the
+        task over sees either that mark (and settles the send) or no send at all."""
+        current = (Task.objects.select_for_update(no_key=True).filter(pk=self.task.pk)
+                   .values("version", "lease_token").get())
+        if self.lease is not None and current["lease_token"] != self.lease.token:
+            raise LeaseLost(f"Lease token {self.lease.token} was fenced off by token {current['lease_token']}; "
+                            "nothing was sent.", current_version=current["version"])
+        if current["version"] != self.task.version:
+            raise StaleVersion(f"The task moved from version {self.task.version} to {current['version']} "
+                               "while this step ran; nothing was sent.", current_version=current["version"])
 
 
 def _runtime(step: Step) -> Actor:
@@ -131,7 +146,7 @@ def create_requisition(step: Step):
         else:
             step.move("escalate", reason=f"the ERP refused the requisition: {receipt.error}")
 
-    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded)
+    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded, fence=step.fence)
 
 
 def open_approval(step: Step):
@@ -172,7 +187,7 @@ def issue_purchase_order(step: Step):
         else:
             step.move("fail", reason=f"the ERP refused the purchase order: {receipt.error}")
 
-    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded)
+    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded, fence=step.fence)
 
 
 def _scope_intact(approval: Approval, task: Task) -> bool:
