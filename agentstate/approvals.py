@@ -91,10 +91,11 @@ def _check_current(approval: Approval, task: Task, state_version: int, expected_
                        current_version=task.version)
 
 
-def approvals_expire(now=None) -> int:
-    """Expire pending approvals past their deadline (swept from the database, not a Celery ETA)."""
+def approvals_expire(now=None) -> list:
+    """Expire pending approvals past their deadline (swept from the database, not a Celery ETA).
+    Returns the ids of the tasks whose approval expired."""
     now = now or timezone.now()
-    expired = 0
+    expired = []
     for approval_id in Approval.objects.filter(status=Approval.Status.PENDING, expires_at__lte=now).values_list(
             "pk", flat=True):
         with transaction.atomic():
@@ -105,7 +106,7 @@ def approvals_expire(now=None) -> int:
             approval.status = Approval.Status.EXPIRED
             approval.save(update_fields=["status"])
             event = get_kind(approval.task.kind).approval_expired_event
-            expired += 1
+            expired.append(approval.task_id)
             if not event:
                 continue
             try:

@@ -50,11 +50,12 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
     """
     actor = Actor.of(actor)
     task = _read(task_id)
-    kind = get_kind(task.kind)
-    transition = kind.transition(task.state, event)
     if expected_version is not None and expected_version != task.version:
+        # Checked first: "it changed under you" is the answer, whatever the table says now.
         raise StaleVersion(f"Expected version {expected_version}, found {task.version} (state {task.state!r}).",
                            current_version=task.version)
+    kind = get_kind(task.kind)
+    transition = kind.transition(task.state, event)
     if not actor.may(transition.allowed, task):
         raise NotPermitted(f"{actor.name} may not fire {event!r} on this task; allowed: "
                            f"{', '.join(transition.allowed)}.")

@@ -18,7 +18,7 @@ from .approvals import approvals_expire
 from .kinds import get_kind
 from .leases import lease_reclaim_expired, leases_expired
 from .machine import runnable_tasks
-from .models import Task, TaskEvent
+from .models import Receipt, Task, TaskEvent
 from .receipts import receipt_reconcile, receipts_open
 
 log = logging.getLogger(__name__)
@@ -29,11 +29,11 @@ class RecoveryReport:
     leases_reclaimed: list = field(default_factory=list)
     tasks_resumed: list = field(default_factory=list)
     receipts_settled: list = field(default_factory=list)
-    approvals_expired: int = 0
+    approvals_expired: list = field(default_factory=list)
 
     def __str__(self):
         return (f"leases reclaimed: {len(self.leases_reclaimed)}, tasks resumed: {len(self.tasks_resumed)}, "
-                f"receipts settled: {len(self.receipts_settled)}, approvals expired: {self.approvals_expired}")
+                f"receipts settled: {len(self.receipts_settled)}, approvals expired: {len(self.approvals_expired)}")
 
 
 def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: int | None = None) -> RecoveryReport:
@@ -51,6 +51,11 @@ def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: in
             _resume(task, report)
     _settle_receipts(grace, report)
     report.approvals_expired = approvals_expire()
+    # What settling and expiry made runnable (a compensation, the next step) runs now, not a pass later.
+    settled = Receipt.objects.filter(pk__in=report.receipts_settled).values_list("task_id", flat=True)
+    moved = set(settled) | set(report.approvals_expired)
+    for task in Task.objects.filter(pk__in=moved, runnable=True).exclude(pk__in=report.tasks_resumed):
+        _resume(task, report)
     return report
 
 

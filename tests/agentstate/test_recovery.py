@@ -65,3 +65,17 @@ def test_a_sent_receipt_is_settled_by_key_and_an_undecidable_one_flags_the_task(
 def test_recover_command_prints_one_pass(make_task, capsys):
     call_command("recover")
     assert "leases reclaimed: 0" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_a_task_made_runnable_by_a_settled_receipt_is_handed_back_in_the_same_pass(make_task):
+    task = make_task("working")
+    Task.objects.filter(pk=task.pk).update(runnable=True, step="next")
+    receipt = receipt_plan(task=task, operation="other.create", scope="v1", request={"n": 1})
+    Receipt.objects.filter(pk=receipt.pk).update(status="sent", attempts=1,
+                                                 updated_at=timezone.now() - timedelta(hours=1))
+    client = RecordingClient()
+    client.store[receipt.idempotency_key] = "EXT-7"
+    Clients.client = client
+    report = recovery_pass(stale_seconds=3600, receipt_grace_seconds=60)
+    assert report.receipts_settled == [receipt.pk] and RECOVERED == [str(task.pk)]
