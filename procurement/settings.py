@@ -152,6 +152,7 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "procurement-agent@example.co
 LLM_BASE_URL = env_str("LLM_BASE_URL", "")
 LLM_MODEL = env_str("LLM_MODEL", "")
 LLM_API_KEY = env_str("LLM_API_KEY", "")
+LLM_TIMEOUT_SECONDS = float(env_str("LLM_TIMEOUT_SECONDS", "15"))
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,49 @@
+"""`POST /api/v1/sessions/{id}/messages/` `{"text"}`: one chat turn (DESIGN §10)."""
+import uuid
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentstate.errors import NotFound
+from agentstate.models import Session
+
+from ..chat.runtime import chat_turn
+
+MessageIn = inline_serializer("ChatMessageIn", {"text": serializers.CharField()})
+MessageOut = inline_serializer("ChatMessageOut", {
+    "reply": serializers.CharField(),
+    "task": inline_serializer("ChatTask", {"id": serializers.UUIDField(), "state": serializers.CharField(),
+                                           "version": serializers.IntegerField()}, allow_null=True),
+    "turn": serializers.IntegerField(), "action": serializers.CharField()})
+
+
+class SessionMessageView(APIView):
+    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    @extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)], request=MessageIn,
+                   responses={201: MessageOut})
+    def post(self, request, pk):
+        session = _session(pk)
+        text = request.data.get("text") if isinstance(request.data, dict) else None
+        # chat_turn checks the owner (404 otherwise) before it reads the text (400 if empty or too long).
+        result = chat_turn(session=session, user=request.user, text=text)
+        task = result.task
+        body = {"reply": result.reply, "turn": result.turn.seq, "action": result.action,
+                "task": None if task is None else {"id": str(task.pk), "state": task.state, "version": task.version}}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _session(pk) -> Session:
+    try:
+        return Session.objects.select_related("task").get(pk=uuid.UUID(str(pk)))
+    except (ValueError, Session.DoesNotExist):
+        raise NotFound("No such session.") from None

@@ -1,0 +1,107 @@
+"""The context a brain gets for one turn, bounded whatever the session's length (DESIGN §2):
+the last turns and a running summary (Session), the task's stage, open question, receipts
+and approvals (State), and the memory entries in scope, each with its id (Memory)."""
+from django.core.exceptions import ObjectDoesNotExist
+from django.utils import timezone
+
+from agentstate.models import Task, Turn
+
+from .. import workflow
+from ..models import Membership, Quote
+from . import draft as drafts
+from . import lexicon, memory_seam
+from .brain import Context, MemoryView, TaskView
+
+RECENT_TURNS = 12        # enough to follow a question and its answer; older talk lives in the summary
+TURN_CHARS = 500         # a long message is cut in the context, never in the stored turn
+SUMMARY_CHARS = 1000
+MEMORY_ENTRIES = 20
+MEMORY_CHARS = 300
+CANDIDATES = 5           # open tasks offered to "continue"
+RECEIPTS, APPROVALS = 6, 3
+
+
+def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
+    recent = list(session.turns.filter(seq__lt=user_turn.seq).order_by("-seq")[:RECENT_TURNS])[::-1]
+    last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
+    # Read afresh: a Session object held by the caller may cache an old copy of its task.
+    task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+    return Context(
+        message=message, lang=lexicon.language(message), username=user.get_username(),
+        departments=departments_of(user), catalogue=catalogue(),
+        turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
+        task=task_view(task) if task else None,
+        expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
+        choices=tuple(last_agent.get("choices", ())),
+        # Only a conversation without an open request may attach to another one.
+        candidates=tuple(open_tasks(user, exclude=task.pk if task else None))
+        if task is None or task.state in workflow.TERMINAL else (),
+        memory=tuple(MemoryView(e["id"], e["version"], e["scope"], e["kind"], e["content"][:MEMORY_CHARS])
+                     for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]))
+
+
+def departments_of(user) -> tuple:
+    """From Membership, the authority on who files for which department; never from memory."""
+    codes = Membership.objects.filter(user=user, department__isnull=False).values_list("department__code", flat=True)
+    return tuple(sorted(set(codes)))
+
+
+def catalogue() -> tuple:
+    today = timezone.localdate()
+    return tuple(sorted(set(Quote.objects.filter(valid_until__gte=today).values_list("item", flat=True))))
+
+
+def task_view(task: Task) -> TaskView:
+    draft = task.data.get("draft") or {}
+    if task.state == workflow.DRAFT:  # nothing submitted, nothing outside: the draft is all there is
+        return TaskView(id=str(task.pk), state=task.state, version=task.version, draft=draft,
+                        lines=draft.get("lines") or [], justification=draft.get("justification", ""),
+                        budget=draft.get("budget"))
+    lines, justification, budget = request_fields(task)
+    receipts = [{"operation": r.operation, "status": r.status, "external_id": r.external_id}
+                for r in task.receipts.order_by("-created_at")[:RECEIPTS]][::-1]
+    approvals = [{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", [])}
+                 for a in task.approvals.order_by("-created_at")[:APPROVALS]]
+    question = task.data.get("question", "") if task.state == workflow.AWAITING_INPUT else ""
+    return TaskView(id=str(task.pk), state=task.state, version=task.version, draft=draft, lines=lines,
+                    justification=justification or "", budget=None if budget is None else str(budget),
+                    question=question or "", receipts=receipts, approvals=approvals)
+
+
+def request_fields(task: Task) -> tuple[list, str, object]:
+    """(lines, justification, budget) as submitted, or as drafted if never submitted."""
+    try:
+        request = task.purchase_request
+    except ObjectDoesNotExist:
+        draft = task.data.get("draft") or {}
+        return draft.get("lines") or [], draft.get("justification", ""), draft.get("budget")
+    lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
+    return lines, request.justification, request.budget
+
+
+def open_tasks(user, *, exclude=None) -> list[TaskView]:
+    """The caller's own unfinished purchase tasks, newest first: what "continue" may attach to."""
+    tasks = (Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.TERMINAL)
+             .order_by("-created_at", "-pk"))
+    if exclude is not None:
+        tasks = tasks.exclude(pk=exclude)
+    return [task_view(t) for t in tasks[:CANDIDATES]]
+
+
+def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str) -> str:
+    """The running summary: one line on the task as stored, then the decisions taken, oldest
+    dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in."""
+    if task is None:
+        head = "No request yet."
+    else:
+        draft = task.data.get("draft") or {}
+        lines = draft.get("lines") if task.state == workflow.DRAFT else request_fields(task)[0]
+        fields = {**draft, "lines": lines or []}
+        head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en')}"
+    decisions = previous.splitlines()[1:]
+    if action not in ("none", "status", "ask") or outcome != "done":
+        decisions.append(f"turn {seq}: {action} {outcome}")
+    head = head[:SUMMARY_CHARS // 2]
+    while decisions and len("\n".join([head, *decisions])) > SUMMARY_CHARS:
+        decisions.pop(0)
+    return "\n".join([head, *decisions])[:SUMMARY_CHARS]

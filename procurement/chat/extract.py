@@ -1,0 +1,207 @@
+"""Reading request fields out of one message: items and quantities, money, department,
+justification, one-off notes, and edits ("change quantity to 3" / 「改成 3 台」).
+
+Pure functions of the text and the catalogue; deterministic. Money is read first and cut
+out, so "預算改成 80 萬" is a budget and never a quantity of 80."""
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..pricing import SYNONYMS, match_item
+from . import lexicon
+
+EN_NUMBERS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+EN_NUMBERS |= {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+EN_NUMBERS |= {"a dozen": 12, "dozen": 12, "a couple of": 2, "a": 1, "an": 1}
+CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "兩": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+             "八": 8, "九": 9}
+CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+_EN_WORD = "|".join(sorted((w for w in EN_NUMBERS if w not in ("a", "an")), key=len, reverse=True))
+NUMBER = (rf"\d[\d,]*(?:\.\d+)?|[零〇一二兩两三四五六七八九十百千]+|"
+          rf"\b(?:{_EN_WORD})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?\b")
+UNIT = r"(?:台|臺|個|个|張|张|支|部|組|套|把|顆|units?|pcs|pieces|x|×)"
+SCALES = {"k": 1000, "m": 10**6, "million": 10**6, "萬": 10**4, "万": 10**4, "千": 1000, "百萬": 10**6}
+CURRENCY = r"(?:NT\$|NTD|TWD|新台幣|新臺幣|台幣|臺幣|\$)"
+BUDGET_WORD = (r"(?:budget(?:\s+(?:of|is|cap|to))?|cap(?:\s+(?:of|is|to))?|under|below|within|up to|at most|"
+               r"max(?:imum)?|"
+               r"not more than|no more than|預算(?:上限)?(?:改成|改為|是|為|:|：)?|上限|不超過|低於)")
+MONEY = re.compile(
+    rf"(?P<lead>{BUDGET_WORD})?\s*{CURRENCY}?\s*(?P<n>{NUMBER})\s*(?P<scale>百萬|million|萬|万|千(?=元|塊|$|\W)|"
+    rf"(?<=\d)[km](?![a-z]))?\s*(?:元|塊|dollars?|ntd|twd)?\s*(?:以內|以下|內)?", re.IGNORECASE)
+DEPARTMENTS = {"ENG": re.compile(r"\b(eng|engineering)\b|工程部|研發部|工程(?!師)", re.IGNORECASE),
+               "OPS": re.compile(r"\b(ops|operations)\b|營運部|營運|維運", re.IGNORECASE)}
+# A comma inside "1,000" does not end a clause.
+CLAUSE_SPLIT = re.compile(r",(?!\d{3}(?:\D|$))|[，;；、。\n]|\s+(?:and|plus|as well as)\s+|和|跟|以及|還有|另外")
+CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\b[^.,;!?]*?\bto\s+(?P<n>{NUMBER})|"
+                    rf"\bmake\s+it\s+(?P<n2>{NUMBER})\b|(?P<n3>{NUMBER})\s+instead\b|"
+                    rf"(?:改成|改為|改为|換成|變成|調成|改)\s*(?P<n4>{NUMBER})", re.IGNORECASE)
+REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
+JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
+    r"\bbecause\s+(?P<j>[^,.;!?]+)",
+    r"\bfor\s+(?!(?:this|that|the)\s+(?:time|one|request)\b)(?P<j>[^,.;!?]+?)"
+    r"(?=\s*(?:[,.;!?]|$|\b(?:under|below|within|budget|this time|from now on|please)\b))",
+    r"用途\s*(?:改成|改為|是|為|:|：)?\s*(?P<j>[^，,。；;！!？?]+)",
+    r"(?:給|為了|因為)(?P<j>[^，,。；;！!？?]+?)(?=預算|[，,。；;！!？?]|$)")]
+UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
+    rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+(?:(?:some|the|a|an|{NUMBER})\s+)*"
+    r"(?P<what>[^,.;!?]+?)(?=\s+(?:for|under|below|by|to|because)\b|[,.;!?]|$)",
+    rf"(?:需要|想要|要買|我要|想買|購買|採購|請購)\s*(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
+
+# "2 monitor arms", "三個支架": a count followed by a thing.
+COUNTED = re.compile(rf"(?:^|\s)(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
+                     re.IGNORECASE)
+# Within a request that names items, "and a flux capacitor" is one more thing asked for.
+ARTICLE = re.compile(r"^\s*an?\s+(?P<what>[^,.;!?]+)", re.IGNORECASE)
+
+
+@dataclass
+class Extracted:
+    lines: list = field(default_factory=list)        # [(item, quantity or None)] in the order said
+    unknown: str = ""                                # something asked for that nobody quotes
+    department: str | None = None
+    justification: str = ""
+    budget: Decimal | None = None
+    notes: list = field(default_factory=list)
+    quantity_change: tuple | None = None             # (item or None, n)
+    removed: list = field(default_factory=list)      # items to drop
+
+    def any(self) -> bool:
+        return bool(self.lines or self.department or self.justification or self.budget or self.notes
+                    or self.quantity_change or self.removed)
+
+
+def to_int(token: str) -> int | None:
+    token = token.strip().lower().replace(",", "")
+    if re.fullmatch(r"\d+(\.\d+)?", token):
+        return int(Decimal(token))
+    if token in EN_NUMBERS:
+        return EN_NUMBERS[token]
+    words = re.split(r"[\s-]+", token)
+    if len(words) == 2 and words[0] in EN_NUMBERS and words[1] in EN_NUMBERS:
+        return EN_NUMBERS[words[0]] + EN_NUMBERS[words[1]]
+    return _cn_int(token)
+
+
+def _cn_int(token: str) -> int | None:
+    if not token or any(ch not in CN_DIGITS and ch not in CN_UNITS for ch in token):
+        return None
+    total, digit = 0, None
+    for ch in token:
+        if ch in CN_DIGITS:
+            digit = CN_DIGITS[ch]
+        else:  # 十 alone means 10; 二十 means 20
+            total += (1 if digit is None else digit) * CN_UNITS[ch]
+            digit = None
+    return total + (digit or 0)
+
+
+def to_money(match: re.Match) -> Decimal | None:
+    n = match.group("n").replace(",", "")
+    amount = Decimal(n) if re.fullmatch(r"\d+(\.\d+)?", n) else Decimal(to_int(n) or 0)
+    scale = (match.group("scale") or "").lower()
+    return amount * SCALES.get(scale, 1) if amount else None
+
+
+def find_money(text: str) -> tuple[Decimal | None, str]:
+    """(the budget cap mentioned, the text with money cut out). A number is money only with a
+    currency, a scale (k, 萬) or a budget word in front of it."""
+    for match in MONEY.finditer(text):
+        currency = re.search(CURRENCY, match.group(0), re.IGNORECASE)
+        if match.group("lead") or match.group("scale") or currency or re.search(r"元|塊|dollar|以內", match.group(0)):
+            value = to_money(match)
+            if value:
+                return value, text[:match.start()] + " " + text[match.end():]
+    return None, text
+
+
+def _item_span(clause: str, item: str) -> tuple[int, int]:
+    words = sorted({*SYNONYMS.get(item, []), item.lower()}, key=len, reverse=True)
+    found = [m.span() for w in words for m in re.finditer(re.escape(w), clause)]
+    return min(found) if found else (0, 0)
+
+
+def _quantity(clause: str, start: int, end: int) -> int | None:
+    after = re.match(rf"(?:e?s)?\s*(?:(?:x|×|\*|:)\s*({NUMBER})|({NUMBER})\s*{UNIT})", clause[end:], re.IGNORECASE)
+    before = list(re.finditer(rf"({NUMBER}|\ban?\b)\s*{UNIT}?", clause[:start], re.IGNORECASE))
+    if before:
+        gap = clause[before[-1].end():start]
+        if len(gap.split()) <= 2 and (gap.isascii() or len(gap.strip()) <= 4):
+            return to_int(before[-1].group(1))
+    return to_int(after.group(1) or after.group(2)) if after else None
+
+
+def _lines(text: str, catalogue) -> tuple[list, str]:
+    lines, unknown = [], ""
+    for clause in CLAUSE_SPLIT.split(text.lower()):
+        if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or REMOVE.search(clause):
+            continue
+        item = match_item(clause, catalogue)
+        if item in catalogue:
+            lines.append((item, _quantity(clause, *_item_span(clause, item))))
+        elif not unknown:
+            unknown = _unknown(clause)
+    return lines, unknown
+
+
+def _unknown(clause: str) -> str:
+    for pattern in UNKNOWN:
+        match = pattern.search(clause)
+        if match and match.group("what").strip():
+            return match.group("what").strip()
+    counted = COUNTED.search(clause) or ARTICLE.search(clause)
+    return counted.group("what").strip() if counted else ""
+
+
+def extract(text: str, catalogue=(), *, expects: str = "") -> Extracted:
+    budget, rest = find_money(text)
+    found = Extracted(budget=budget)
+    found.lines, found.unknown = _lines(rest, catalogue)
+    if not lexicon.is_request(text) and not found.lines and not COUNTED.search(rest):
+        found.unknown = ""  # "hello" names nothing to buy; "2 monitor arms" does
+    codes = [code for code, pattern in DEPARTMENTS.items() if pattern.search(rest)]
+    found.department = codes[0] if len(codes) == 1 else None
+    found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
+    found.notes = [n for n in found.notes if n]
+    found.justification = "" if found.notes and not found.lines else _justification(rest)
+    change = CHANGE.search(rest)
+    if change:
+        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4") if g))
+        named = [item for item, _ in found.lines]
+        found.quantity_change = (named[0] if named else None, n) if n else None
+        found.lines = []
+    if REMOVE.search(rest) and not lexicon.is_no(text):
+        found.removed = [item for item in catalogue if match_item(rest.replace("不要", " "), [item]) == item]
+    if found.quantity_change:
+        found.unknown = ""
+    if expects == "quantity" and not found.lines and not change:
+        bare = re.fullmatch(rf"\s*({NUMBER})\s*{UNIT}?\s*[.!。！]?\s*", rest, re.IGNORECASE)
+        if bare and to_int(bare.group(1)):
+            found.quantity_change, found.unknown = (None, to_int(bare.group(1))), ""
+    return found
+
+
+def _note(clause: str) -> str:
+    note = re.sub(r"^\s*(this time|just this once|for this one|for this request|這次|這一次|本次|這回)[\s,，:：]*", "",
+                  clause.strip(), flags=re.IGNORECASE)
+    return note.strip(" .。")[:300]
+
+
+def _justification(text: str) -> str:
+    for pattern in JUSTIFY:
+        match = pattern.search(text)
+        if match:
+            value = re.sub(r"(?<=..)用$", "", match.group("j").strip(" .。"))
+            if _says_more_than_department(value):
+                return value[:500]
+    return ""
+
+
+def _says_more_than_department(value: str) -> bool:
+    """"for the OPS team" names the department, not a reason."""
+    for pattern in DEPARTMENTS.values():
+        value = pattern.sub(" ", value)
+    return bool(re.sub(r"\b(the|team|department|dept|group|our|my)\b|'s|部門|團隊|部", " ", value, flags=re.I).strip())

@@ -1,0 +1,199 @@
+"""The rule-based brain, the offline default: deterministic, English and Traditional Chinese.
+
+It reads the message with `extract` and `lexicon` and proposes one action. It never decides
+whether an action is allowed (the runtime does) and never writes the confirmation prompt
+for a draft: the runtime writes that from the stored draft, so what the requester confirms
+is exactly what would be submitted."""
+import re
+
+from .. import workflow
+from ..pricing import match_item
+from . import lexicon
+from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
+                    TaskView, UpdateDraft)
+from .draft import describe_lines, money
+from .extract import NUMBER, REMOVE, extract, find_money, to_int
+from .phrases import join, say
+from .status import one_line, state_words
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
+            "第四": 4, "第五": 5}
+CHANGE_VERB = re.compile(r"\b(add|also|change|instead|replace|make it|more)\b|加|改|再|換|另外", re.IGNORECASE)
+JUSTIFY_WORD = re.compile(r"\b(justification|reason|purpose|because)\b|用途|因為|理由", re.IGNORECASE)
+
+
+class RuleBrain:
+    name = "rules"
+
+    def propose(self, ctx: Context) -> Proposal:
+        message, lang = ctx.message, ctx.lang
+        refused = lexicon.injections(message)
+        if refused:
+            return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
+        if ctx.expects == "choose_task":
+            picked = pick(message, ctx.choices, ctx.candidates)
+            if picked:
+                return Proposal(say("attached", lang), Attach(task_id=picked))
+        if lexicon.is_continue(message):
+            return self.continue_(ctx)
+        if lexicon.is_status(message):
+            return Proposal("", Status())
+        if lexicon.is_standing(message):
+            return Proposal("", ProposeMemory(content=message.strip()[:500], kind="preference"))
+        task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
+        if ctx.expects == "confirm_cancel" and (lexicon.is_yes(message) or lexicon.is_no(message)):
+            return Proposal("", Cancel()) if lexicon.is_yes(message) else Proposal(say("cancel_kept", lang), NoAction())
+        if lexicon.is_cancel(message):
+            return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
+        if task is None or task.state == workflow.DRAFT:
+            return self.intake(ctx, task)
+        if task.state in workflow.AMENDABLE:
+            return self.amend(ctx, task)
+        return Proposal(say("no_changes_now", lang, state=state_words(task.state, lang)), NoAction())
+
+    def continue_(self, ctx: Context) -> Proposal:
+        if ctx.task and ctx.task.state not in workflow.TERMINAL:
+            # Already on it: a draft gets its next question again, anything else its status.
+            return Proposal("", NoAction(), expects="draft") if ctx.task.state == workflow.DRAFT else \
+                Proposal("", Status())
+        if not ctx.candidates:
+            return Proposal(say("no_open_task", ctx.lang), NoAction())
+        if len(ctx.candidates) == 1:
+            return Proposal(say("attached", ctx.lang), Attach(task_id=ctx.candidates[0].id))
+        options = "\n".join(f"{n}. {one_line(t, ctx.lang)}" for n, t in enumerate(ctx.candidates, start=1))
+        question = say("which_task", ctx.lang, n=len(ctx.candidates), options=options)
+        return Proposal(question, Ask(question=question[:500]), expects="choose_task",
+                        choices=tuple(t.id for t in ctx.candidates))
+
+    def intake(self, ctx: Context, task: TaskView | None) -> Proposal:
+        message, lang = ctx.message, ctx.lang
+        draft = dict(task.draft) if task else {}
+        if ctx.expects == "confirm_submit" and task is not None:
+            if lexicon.is_yes(message):
+                return Proposal("", Submit())
+            if lexicon.is_no(message):
+                return Proposal(say("what_change", lang), NoAction())
+        found = extract(message, ctx.catalogue, expects=ctx.expects)
+        if ctx.expects == "justification" and not found.any() and not found.unknown and message.strip():
+            found.justification = message.strip()[:500]
+        notices = []
+        if found.department and ctx.departments and found.department not in ctx.departments:
+            notices.append(say("not_member", lang, code=found.department))
+            found.department = None
+        fields = merge(draft, found, ctx.departments, ctx.catalogue)
+        if found.quantity_change and "lines" not in fields and len(draft.get("lines") or []) > 1:
+            question = ("Which item should change?" if lang == "en" else "請問要改哪一項？") + \
+                       f" ({describe_lines(draft['lines'], lang)})"
+            return Proposal(question, Ask(question=question))
+        if found.unknown:
+            items = ", ".join(ctx.catalogue) or "-"
+            question = join(*notices, say("unknown_item", lang, what=found.unknown, items=items))
+            if fields:
+                return Proposal(question, UpdateDraft(fields=fields), expects="item_unknown")
+            return Proposal(question, Ask(question=question[:500]))
+        if fields:
+            used = _budget_from_memory(ctx, draft, fields)
+            if used:
+                notices.append(say("budget_from_memory", lang, amount=money(fields["budget"]), id=used.id))
+            return Proposal(join(say("noted", lang), *notices), UpdateDraft(fields=fields),
+                            memory_used=(used.id,) if used else ())
+        if task is None:
+            return Proposal(join(*notices, say("hello", lang)), NoAction())
+        return Proposal(join(*notices), NoAction(), expects="draft")
+
+    def amend(self, ctx: Context, task: TaskView) -> Proposal:
+        message, lang = ctx.message, ctx.lang
+        found = extract(message, ctx.catalogue)
+        answering = task.state == workflow.AWAITING_INPUT
+        changes = {}
+        lines = [dict(line) for line in task.lines]
+        wants_lines = found.lines and (answering or CHANGE_VERB.search(message))
+        if wants_lines or found.quantity_change or found.removed or (answering and REMOVE.search(message)):
+            new_lines = merge_lines(lines, found, ctx.catalogue, drop_unknown=answering)
+            if new_lines and new_lines != lines:
+                changes["lines"] = new_lines
+        if found.budget:
+            changes["budget"] = str(found.budget)
+        if found.justification and (answering or JUSTIFY_WORD.search(message)):
+            changes["justification"] = found.justification
+        if found.unknown and not changes:
+            items = ", ".join(ctx.catalogue) or "-"
+            question = say("unknown_item", lang, what=found.unknown, items=items)
+            return Proposal(question, Ask(question=question[:500]))
+        if changes:
+            return Proposal("", Amend(fields=changes))
+        if answering:
+            return Proposal(say("waiting_for", lang, question=task.question), NoAction())
+        return Proposal(say("in_progress", lang, state=state_words(task.state, lang)), NoAction())
+
+
+def _budget_from_memory(ctx: Context, draft: dict, fields: dict):
+    """A standing preference such as "keep my requests under 50k" sets the cap of a new draft
+    that has none. The entry is cited by id on the turn; its text is not copied anywhere."""
+    if draft.get("budget") or "budget" in fields:
+        return None
+    for entry in ctx.memory:
+        cap, _ = find_money(entry.content) if entry.kind == "preference" else (None, "")
+        if cap:
+            fields["budget"] = str(cap)
+            return entry
+    return None
+
+
+def merge(draft: dict, found, departments, catalogue) -> dict:
+    """The draft fields this message changes (only those), ready for update_draft."""
+    fields = {}
+    lines = merge_lines([dict(line) for line in draft.get("lines") or []], found, catalogue)
+    if lines != (draft.get("lines") or []):
+        fields["lines"] = lines
+    if found.department and found.department != draft.get("department"):
+        fields["department"] = found.department
+    if found.justification and found.justification != draft.get("justification"):
+        fields["justification"] = found.justification
+    if found.budget and str(found.budget) != str(draft.get("budget")):
+        fields["budget"] = str(found.budget)
+    notes = list(dict.fromkeys([*(draft.get("notes") or []), *found.notes]))
+    if notes != (draft.get("notes") or []):
+        fields["notes"] = notes
+    # The requester's own department, when Membership gives exactly one, is filled in quietly.
+    if fields and not draft.get("department") and "department" not in fields and len(departments) == 1:
+        fields["department"] = departments[0]
+    return fields
+
+
+def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = False) -> list[dict]:
+    def item_of(line):
+        return match_item(line["description"], catalogue)
+
+    lines = [dict(line) for line in lines]  # callers compare before and after
+
+    if drop_unknown:  # answering "we have no quote for X": the lines nobody can price go
+        lines = [line for line in lines if item_of(line) in catalogue]
+    lines = [line for line in lines if item_of(line) not in found.removed]
+    for item, quantity in found.lines:
+        existing = next((line for line in lines if item_of(line) == item), None)
+        if existing is None:
+            lines.append({"description": item, "quantity": quantity})
+        elif quantity:
+            existing["quantity"] = quantity
+    if found.quantity_change:
+        item, n = found.quantity_change
+        targets = [line for line in lines if item_of(line) == item] if item else \
+            [line for line in lines if not line.get("quantity")] or (lines if len(lines) == 1 else [])
+        if len(targets) == 1:
+            targets[0]["quantity"] = n
+    return lines
+
+
+def pick(message: str, choices: tuple, candidates: tuple) -> str | None:
+    """Which offered task the requester chose: by number, ordinal or the item it buys."""
+    text = lexicon.normalised(message)
+    number = re.fullmatch(rf"(?:no\.?\s*|number\s*|#|第)?({NUMBER})(?:\s*(?:個|筆|件|one))?", text)
+    index = to_int(number.group(1)) if number else next((n for w, n in ORDINALS.items() if w in text), None)
+    if text in ("last", "the last one", "最後一個", "最後一筆"):
+        index = len(choices)
+    if index and 1 <= index <= len(choices):
+        return choices[index - 1]
+    named = [t.id for t in candidates if t.id in choices and any(
+        match_item(message) == match_item(line["description"]) for line in t.lines if match_item(message))]
+    return named[0] if len(named) == 1 else None

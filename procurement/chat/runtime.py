@@ -1,0 +1,104 @@
+"""`chat_turn`: one chat turn, from the requester's words to the agent's reply.
+
+1. Check the caller may post here and the text is acceptable; store it as a user turn.
+2. Build the bounded context and ask the brain for a proposal (no lock held meanwhile:
+   the brain may be a remote model).
+3. Under the session's row lock: dispose of the proposal (validate, then act through the
+   services), append the agent turn with what it did and which memory it used, and update
+   the running summary. Work the services queue starts only after this commits.
+"""
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+
+from agentstate.errors import DomainError, NotFound
+from agentstate.models import Session, Task, Turn
+
+from .brain import Brain, Context, Proposal
+from .context import build_context, summarize
+from .dispose import Job, Outcome, dispose
+from .phrases import join, say
+from .rules import RuleBrain
+
+CHAT_MAX_CHARS = 2000
+
+
+@dataclass
+class TurnResult:
+    reply: str
+    task: Task | None
+    action: str          # what the turn did: an action name, or "none"
+    turn: Turn           # the agent's turn
+
+
+def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
+    _check_may_post(session, user)
+    text = message_checked(text)
+    user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
+    ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
+    proposal = (brain or default_brain()).propose(ctx)
+    with transaction.atomic():
+        locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
+        out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))
+        if proposal.fallback:
+            out.reply = join(say("fallback", ctx.lang), out.reply)
+        agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
+                                 data=turn_record(proposal, out, ctx))
+        locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
+                                   outcome=out.outcome)
+        locked.save(update_fields=["summary", "updated_at"])
+    session.refresh_from_db(fields=["task", "summary", "updated_at"])
+    # Read again: once committed, the agent's first steps may already have moved the task.
+    task = Task.objects.filter(pk=out.task.pk).first() if out.task is not None else None
+    return TurnResult(reply=out.reply, task=task, action=out.did, turn=agent_turn)
+
+
+def default_brain() -> Brain:
+    """The LLM brain when a model is configured (falling back to the rules), else the rules."""
+    if settings.LLM_BASE_URL and settings.LLM_MODEL:
+        from .llm import LlmBrain, WithFallback
+
+        return WithFallback(LlmBrain.from_settings(), RuleBrain())
+    return RuleBrain()
+
+
+def message_checked(text) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise DomainError("Message is empty.", errors={"text": ["Write a message."]})
+    if len(text) > CHAT_MAX_CHARS:
+        message = f"Message is too long: {len(text)} characters; the limit is {CHAT_MAX_CHARS}."
+        raise DomainError(message, errors={"text": [message]})
+    return text  # stored exactly as written; it is text, never markup
+
+
+def _check_may_post(session: Session, user):
+    # Someone else's session, or one locked when its owner left, does not exist for the caller.
+    if session.owner_id != user.pk or (session.locked and not user.is_superuser) or not user.is_active:
+        raise NotFound("No such session.")
+
+
+def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
+    """Append a turn with the next `seq`, under the session's row lock so two posts never clash."""
+    with transaction.atomic():
+        Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
+        last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
+        return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data or {})
+
+
+def turn_record(proposal: Proposal, out: Outcome, ctx: Context) -> dict:
+    """What the agent turn keeps: the proposal, what the runtime did with it, and which
+    memory entries (id and version, never their text) the answer relied on."""
+    cited = {str(m) for m in proposal.memory_used}
+    # Only entries that were in scope this turn can be cited; ids stay ints or become strings (UUIDs).
+    used = [{"id": m.id if isinstance(m.id, int) else str(m.id), "version": m.version}
+            for m in ctx.memory if str(m.id) in cited]
+    task = out.task
+    return {
+        "action": proposal.action.name, "args": proposal.action.record(), "did": out.did, "outcome": out.outcome,
+        "reason": out.reason, "memory_used": used, "task": str(task.pk) if task else None,
+        "state": task.state if task else None, "version": task.version if task else None,
+        "brain": proposal.brain or "rules", "fallback": proposal.fallback, "expects": out.expects,
+        "confirming": out.confirming, "choices": list(out.choices),
+    }

@@ -1,0 +1,77 @@
+"""A status question during each stage: the answer comes from State (the task's state,
+receipts, approvals), never from the chat; an outcome nobody verified is never "done"."""
+import pytest
+
+from agentstate.models import Approval, Receipt
+from procurement import services
+from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_memory_store")]
+
+
+def submitted(user, text="2 laptops for QA"):
+    session = open_session(user)
+    talk(session, user, text, "yes")
+    session.refresh_from_db()
+    return session
+
+
+def test_no_request_yet__lists_none(demo):
+    result = talk(open_session(demo["alice"]), demo["alice"], "where is my request?")
+    assert result.action == "status" and result.reply == "You have no open requests." and result.task is None
+
+
+def test_draft__nothing_sent_and_what_is_missing(demo):
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "I need 2 laptops")
+    result = talk(session, demo["alice"], "status")
+    assert "a draft: nothing has been sent yet" in result.reply and "Still needed: justification" in result.reply
+
+
+def test_awaiting_input__the_agents_question(demo, erp, eager):
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "我需要 20 台筆電，給新進工程師，預算 70 萬以內", "好")
+    result = talk(session, demo["alice"], "進度")
+    assert result.task.state == "awaiting_input"
+    assert "等待您的回覆" in result.reply and "above your cap of NT$700,000" in result.reply
+
+
+def test_awaiting_approval__requisition_id_and_who_decides(demo, erp, eager):
+    session = submitted(demo["alice"])
+    requisition = Receipt.objects.get(task_id=session.task_id, operation="erp.requisition.create")
+    result = talk(session, demo["alice"], "where is my request?")
+    assert "waiting for approval" in result.reply and f"ERP requisition {requisition.external_id}: confirmed" \
+        in result.reply and "pending with bob, frank" in result.reply
+    assert "done" not in result.reply
+
+
+def test_externally_confirmed__done_with_the_purchase_order_id(demo, erp, eager):
+    session = submitted(demo["alice"])
+    approval = Approval.objects.get(task_id=session.task_id, status="pending")
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    order = Receipt.objects.get(task_id=session.task_id, operation="erp.purchase_order.issue")
+    result = talk(session, demo["alice"], "進度")
+    assert result.task.state == "externally_confirmed"
+    assert "已完成" in result.reply and f"ERP 採購單 {order.external_id}：已確認" in result.reply
+
+
+def test_needs_review_with_an_unknown_receipt__pending_verification_never_done(demo, erp, eager):
+    erp.fault(mode="down", path="/requisitions")
+    session = submitted(demo["alice"])
+    result = talk(session, demo["alice"], "where is my request?")
+    assert result.task.state == "needs_review"
+    assert Receipt.objects.get(task_id=session.task_id).status == "unknown"
+    assert "ERP requisition: pending verification" in result.reply
+    assert "done" not in result.reply and "confirmed" not in result.reply
+
+
+def test_a_status_answer_ignores_what_the_brain_wrote(demo):
+    from procurement.chat.brain import Proposal, Status
+    from tests.procurement.chat.support import ScriptedBrain
+
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "I need 2 laptops")
+    brain = ScriptedBrain([Proposal(reply="Your laptops were delivered yesterday!", action=Status())])
+    result = talk(session, demo["alice"], "status?", brain=brain)
+    assert "delivered" not in result.reply and "a draft: nothing has been sent yet" in result.reply
