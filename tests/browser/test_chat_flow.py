@@ -1,0 +1,42 @@
+"""A requester chats a request in the browser, confirms, and watches it move without reloading."""
+import pytest
+from playwright.sync_api import expect
+
+from agentstate.models import Approval, Session
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def say(page, text):
+    page.get_by_label("Message").fill(text)
+    page.get_by_role("button", name="Send").click()
+
+
+def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo, erp, eager, signed_in, live_server):
+    alice = signed_in("alice")
+    alice.get_by_role("button", name="New conversation").click()
+    alice.evaluate("window.__same_page = true")
+    say(alice, "I need 2 laptops for the new hires")
+    expect(alice.locator(".turns li.agent")).to_have_count(1)
+    expect(alice.locator(".turns li.agent").last).to_contain_text("submit")
+    say(alice, "yes")
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("awaiting_approval")
+    assert alice.evaluate("window.__same_page") is True, "posting a message reloaded the page"
+
+    approval = Approval.objects.get(task=Session.objects.get(owner=demo["alice"]).task, status="pending")
+    bob = signed_in("bob")
+    bob.goto(f"{live_server.url}/approvals/{approval.pk}/")
+    bob.get_by_role("button", name="Approve").click()
+    expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")
+
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("externally_confirmed", timeout=20_000)
+    expect(alice.locator("#task-panel")).to_contain_text(erp.purchase_orders()[0]["id"])
+    assert alice.evaluate("window.__same_page") is True
+
+
+def test_html_in_a_message_is_shown_as_text(demo, signed_in):
+    alice = signed_in("alice")
+    alice.get_by_role("button", name="New conversation").click()
+    say(alice, "<b>bold</b><script>window.__pwned = 1</script>")
+    expect(alice.locator(".turns li.user").first).to_have_text("<b>bold</b><script>window.__pwned = 1</script>")
+    assert alice.evaluate("window.__pwned === undefined")

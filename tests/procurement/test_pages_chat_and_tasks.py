@@ -1,0 +1,128 @@
+"""The requester's chat page and the task page: full page and htmx fragment, CSRF, outsiders."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from agentstate.models import Session, Turn
+from procurement import services
+
+pytestmark = pytest.mark.django_db(transaction=True)
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def client_for(user, csrf=False):
+    client = Client(enforce_csrf_checks=csrf)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def session(demo):
+    return Session.objects.create(owner=demo["alice"])
+
+
+@pytest.fixture
+def task(demo, erp, eager):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    task.refresh_from_db()  # the agent's steps ran on commit: now awaiting approval
+    return task
+
+
+def test_a_message_with_htmx_returns_only_the_new_turns(session, demo):
+    page = client_for(demo["alice"]).post(reverse("chat-message", args=[session.pk]),
+                                          {"text": "I need 2 laptops for the new hires"}, **HX)
+    body = page.content.decode()
+    assert page.status_code == 200 and "<html" not in body
+    assert body.count('<li class="user">') == 1 and body.count('<li class="agent">') == 1
+
+
+def test_a_message_without_htmx_redirects_back_to_the_full_chat_page(session, demo):
+    client = client_for(demo["alice"])
+    page = client.post(reverse("chat-message", args=[session.pk]), {"text": "2 monitors please"})
+    assert page.status_code == 302
+    full = client.get(page.url).content.decode()
+    assert "<html" in full and "2 monitors please" in full
+
+
+def test_an_empty_message_is_refused_in_the_page_and_nothing_is_stored(session, demo):
+    page = client_for(demo["alice"]).post(reverse("chat-message", args=[session.pk]), {"text": "   "}, **HX)
+    assert page.status_code == 400 and "Message is empty" in page.content.decode()
+    assert Turn.objects.filter(session=session).count() == 0
+
+
+def test_the_chat_form_needs_its_csrf_token(session, demo):
+    client = client_for(demo["alice"], csrf=True)
+    assert client.post(reverse("chat-message", args=[session.pk]), {"text": "hello"}).status_code == 403
+    client.get(reverse("chat-page", args=[session.pk]))
+    token = client.cookies["csrftoken"].value
+    page = client.post(reverse("chat-message", args=[session.pk]), {"text": "hello", "csrfmiddlewaretoken": token})
+    assert page.status_code == 302
+
+
+def test_someone_elses_chat_and_task_are_404(session, task, demo):
+    erin = client_for(demo["erin"])
+    assert erin.get(reverse("chat-page", args=[session.pk])).status_code == 404
+    assert erin.post(reverse("chat-message", args=[session.pk]), {"text": "hi"}).status_code == 404
+    assert erin.get(reverse("task-page", args=[task.pk])).status_code == 404
+    assert erin.post(reverse("task-cancel", args=[task.pk])).status_code == 404
+    assert Turn.objects.filter(session=session).count() == 0
+
+
+def test_task_page_shows_state_diagram_receipts_and_timeline(task, demo):
+    body = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk])).content.decode()
+    assert 'aria-current="step">awaiting_approval' in body
+    assert "erp.requisition.create" in body and "REQ-" in body and "request_approval" in body
+
+
+def test_task_panel_fragment_for_polling(task, demo):
+    body = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk]), **HX).content.decode()
+    assert body.lstrip().startswith('<div id="task-panel"') and "<html" not in body
+
+
+def test_the_manager_may_read_the_task_but_not_cancel_it(task, demo):
+    bob = client_for(demo["bob"])
+    assert bob.get(reverse("task-page", args=[task.pk])).status_code == 200
+    page = bob.post(reverse("task-cancel", args=[task.pk]), **HX)
+    assert page.status_code == 403
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval"
+
+
+def test_amend_from_the_task_page_makes_a_new_version(task, demo):
+    client = client_for(demo["alice"])
+    page = client.post(reverse("task-amend", args=[task.pk]),
+                       {"version": task.version, "description": ["Laptop"], "quantity": ["1"]}, **HX)
+    task.refresh_from_db()
+    assert page.status_code == 200 and task.data["award"]["lines"][0]["quantity"] == 1
+
+
+@pytest.mark.parametrize("form,message", [
+    ({"description": ["Laptop"], "quantity": ["0"]}, "whole number from 1 to 10,000"),
+    ({"description": ["Laptop"], "quantity": ["lots"]}, "whole number from 1 to 10,000"),
+    ({"description": [""], "quantity": ["1"]}, "at least one line"),
+])
+def test_bad_amendments_say_what_is_wrong_and_change_nothing(task, demo, form, message):
+    page = client_for(demo["alice"]).post(reverse("task-amend", args=[task.pk]), {"version": task.version} | form,
+                                          **HX)
+    assert page.status_code == 400 and message in page.content.decode()
+    version = task.version
+    task.refresh_from_db()
+    assert task.version == version
+
+
+def test_an_amendment_from_a_stale_page_is_refused(task, demo):
+    page = client_for(demo["alice"]).post(reverse("task-amend", args=[task.pk]),
+                                          {"version": task.version - 1, "description": ["Laptop"],
+                                           "quantity": ["1"]}, **HX)
+    assert page.status_code == 409 and "Expected version" in page.content.decode()
+
+
+def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_assert_num_queries):
+    client = client_for(demo["alice"])
+    client.get(reverse("task-page", args=[task.pk]))
+    with django_assert_num_queries(10) as first:
+        client.get(reverse("task-page", args=[task.pk]))
+    services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Keyboard", "quantity": 3}])
+    with django_assert_num_queries(len(first.captured_queries)):
+        client.get(reverse("task-page", args=[task.pk]))
