@@ -2,6 +2,7 @@
 import logging
 import os
 import socket
+import time
 
 from celery import shared_task
 from django.conf import settings
@@ -19,6 +20,7 @@ from .outbox import outbox_dispatch, outbox_mark_stuck
 log = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
 BUSY_RETRY_SECONDS = 2
+MAX_BUSY_RETRIES = 10
 
 
 def enqueue_advance(task_id: str):
@@ -27,13 +29,11 @@ def enqueue_advance(task_id: str):
 
 
 @shared_task(acks_late=True)
-def advance(task_id: str):
+def advance(task_id: str, busy: int = 0):
     """Run the task's next step, if it has one and nobody else holds it."""
     lease = lease_claim(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
     if lease is None:
-        # Someone holds it: try again shortly (in-process eager runs would only recurse).
-        if not advance.app.conf.task_always_eager and Task.objects.filter(pk=task_id, runnable=True).exists():
-            advance.apply_async((task_id,), countdown=BUSY_RETRY_SECONDS)
+        _retry_busy(task_id, busy)
         return "busy"
     try:
         task = Task.objects.get(pk=task_id)
@@ -53,6 +53,16 @@ def advance(task_id: str):
     if Task.objects.filter(pk=task_id, runnable=True).exists():
         advance.delay(task_id)
     return "done"
+
+
+def _retry_busy(task_id: str, busy: int):
+    """Another worker or a person holds the task: try again shortly, a bounded number of times
+    (after that, recovery finds it idle and hands it out again)."""
+    if busy >= MAX_BUSY_RETRIES or not Task.objects.filter(pk=task_id, runnable=True).exists():
+        return
+    if advance.app.conf.task_always_eager:
+        time.sleep(0.1)  # in-process runs ignore the countdown; let the holder (another thread) finish
+    advance.apply_async((task_id,), {"busy": busy + 1}, countdown=BUSY_RETRY_SECONDS)
 
 
 @shared_task(acks_late=True)
