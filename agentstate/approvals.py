@@ -5,7 +5,6 @@ its frozen route. Deciding locks the task row and re-checks all of it; of severa
 identical clicks exactly one decides and the others get a 409.
 """
 import hashlib
-import uuid
 from datetime import timedelta
 
 from django.db import transaction
@@ -14,6 +13,7 @@ from django.utils import timezone
 from . import sql
 from .actors import Actor
 from .errors import Conflict, DomainError, NotFound, NotPermitted, StaleVersion
+from .ids import is_uuid
 from .kinds import APPROVER, get_kind
 from .machine import fire
 from .models import Approval, Task
@@ -59,11 +59,11 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
 
 
 def _lock(approval_id) -> Approval:
-    try:
-        approval_id = uuid.UUID(str(approval_id))
-        return Approval.objects.select_for_update(no_key=True).select_related("task").get(pk=approval_id)
-    except (Approval.DoesNotExist, ValueError):
-        raise NotFound("No such approval.") from None
+    approval = (Approval.objects.select_for_update(no_key=True).select_related("task").filter(pk=approval_id).first()
+                if is_uuid(approval_id) else None)
+    if approval is None:
+        raise NotFound("No such approval.")
+    return approval
 
 
 def _check_allowed(kind, user, approval: Approval, task: Task):

@@ -1,5 +1,6 @@
 """Reads for the pages: a fixed number of queries however many rows there are."""
 from agentstate.errors import NotFound
+from agentstate.ids import is_uuid
 from agentstate.models import Approval, Task
 
 
@@ -12,7 +13,7 @@ def approvals_pending_for(user):
 def approval_for_decider(user, approval_id) -> Approval:
     """The approval, if `user` is (or was) on its route; 404 otherwise, so ids cannot be probed."""
     approval = (Approval.objects.filter(pk=approval_id, approvers=user).select_related("task__initiator", "decided_by")
-                .first() if _uuid(approval_id) else None)
+                .first() if is_uuid(approval_id) else None)
     if approval is None:
         raise NotFound("No such approval.")
     return approval
@@ -49,13 +50,3 @@ def _short(value) -> str:
     if isinstance(value, list):
         return ", ".join(f"{line.get('quantity')} × {line.get('description')}" for line in value)
     return str(value)
-
-
-def _uuid(value) -> bool:
-    import uuid
-
-    try:
-        uuid.UUID(str(value))
-        return True
-    except ValueError:
-        return False

@@ -5,6 +5,7 @@ from django.db import transaction
 
 from agentstate.approvals import approval_decide as engine_decide
 from agentstate.errors import DomainError, NotFound
+from agentstate.ids import is_uuid
 from agentstate.machine import fire, task_create
 from agentstate.models import Approval, Task
 
@@ -102,7 +103,7 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
 
 def task_for(user, task_id) -> Task:
     """The task, if `user` may see it; otherwise 404, so ids cannot be probed."""
-    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if _is_uuid(task_id) else None
+    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
     if task is None or not may_view(user, task):
         raise NotFound("No such task.")
     return task
@@ -112,13 +113,3 @@ def _write_lines(request: PurchaseRequest, lines: list[dict]):
     RequestLine.objects.bulk_create(
         RequestLine(request=request, position=n, description=line["description"], quantity=line["quantity"],
                     unit_price=line.get("unit_price")) for n, line in enumerate(lines, start=1))
-
-
-def _is_uuid(value) -> bool:
-    import uuid
-
-    try:
-        uuid.UUID(str(value))
-        return True
-    except ValueError:
-        return False

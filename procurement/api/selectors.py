@@ -1,10 +1,10 @@
 """Reads for the REST API: what a caller may see, fetched in a fixed number of queries."""
-import uuid
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import prefetch_related_objects
 
 from agentstate.errors import NotFound
+from agentstate.ids import is_uuid
 from agentstate.models import Approval, Session, Task
 
 from .. import services, workflow
@@ -74,7 +74,7 @@ def approval_for(user, approval_id) -> Approval:
     approvals = Approval.objects.select_related("decided_by")
     if not user.is_superuser:
         approvals = approvals.filter(approvers=user)
-    approval = approvals.filter(pk=approval_id).first() if _is_uuid(approval_id) else None
+    approval = approvals.filter(pk=approval_id).first() if is_uuid(approval_id) else None
     if approval is None:
         raise NotFound("No such approval.")
     return approval
@@ -85,15 +85,7 @@ def session_for(user, session_id) -> Session:
     sessions = Session.objects.prefetch_related("turns")
     if not user.is_superuser:
         sessions = sessions.filter(owner=user, locked=False)
-    session = sessions.filter(pk=session_id).first() if _is_uuid(session_id) else None
+    session = sessions.filter(pk=session_id).first() if is_uuid(session_id) else None
     if session is None:
         raise NotFound("No such session.")
     return session
-
-
-def _is_uuid(value) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from agentstate.models import Approval, Receipt, Task
+from agentstate.models import Approval, Receipt
 from procurement import services
 from procurement.models import Department, Notification
 
