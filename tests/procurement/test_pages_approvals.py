@@ -114,3 +114,16 @@ def test_a_double_click_makes_one_decision(approval, demo):
     second = client.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
     assert (first.status_code, second.status_code) == (200, 409)
     assert "already approved" in second.content.decode()
+
+
+def test_approval_page_queries_do_not_grow_with_lines_or_versions(approval, demo, django_assert_num_queries):
+    client = client_for(demo["bob"])
+    with django_assert_num_queries(5) as first:
+        client.get(reverse("approval-page", args=[approval.pk]))
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[
+        {"description": item, "quantity": 1} for item in ["Laptop", "Monitor", "Keyboard", "USB-C dock", "Office chair"]])
+    bigger = Approval.objects.get(task=approval.task, status="pending")
+    assert len(bigger.scope["lines"]) == 5
+    with django_assert_num_queries(len(first.captured_queries)):
+        body = client.get(reverse("approval-page", args=[bigger.pk])).content.decode()
+    assert "Changed since the previous version" in body
