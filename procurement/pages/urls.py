@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, tasks
+from . import approvals, chat, home, memory, tasks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -14,4 +14,9 @@ urlpatterns = [
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
+    path("memory/", memory.memory_list, name="memory-list"),
+    path("memory/<uuid:entry_id>/", memory.memory_entry, name="memory-entry"),
+    path("memory/<uuid:entry_id>/correct/", memory.memory_correct_view, name="memory-correct"),
+    path("memory/<uuid:entry_id>/confirm/", memory.memory_confirm_view, name="memory-confirm"),
+    path("memory/<uuid:entry_id>/delete/", memory.memory_delete_view, name="memory-delete"),
 ]
