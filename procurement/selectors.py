@@ -1,7 +1,7 @@
 """Reads for the pages: a fixed number of queries however many rows there are."""
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, Task
+from agentstate.models import Approval, Task, TaskEvent
 
 
 def approvals_pending_for(user):
@@ -36,6 +36,16 @@ def scope_changes(old: dict | None, new: dict) -> list[str]:
         if before != after:
             changes.append(f"{label}: {_short(before)} → {_short(after)}")
     return changes
+
+
+def changes_since(approval: Approval) -> dict:
+    """For a refused stale click: what happened to the task after the version the approver saw,
+    and the approval now open for it, if any."""
+    return {
+        "events_since": list(TaskEvent.objects.filter(task_id=approval.task_id, version__gt=approval.state_version)
+                             .order_by("id")),
+        "current_approval": Approval.objects.filter(task_id=approval.task_id, status=Approval.Status.PENDING).first(),
+    }
 
 
 def task_timeline(task: Task) -> Task:

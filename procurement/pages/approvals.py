@@ -51,6 +51,8 @@ def decide(request, approval_id):
         status = exc.http_status
         context |= {"error": str(exc), "stale": isinstance(exc, Conflict),
                     "current_version": exc.extra.get("current_version")}
+        if context["stale"]:
+            context |= selectors.changes_since(approval)
     template = "procurement/approval.html#decision-result" if request.htmx else "procurement/decision.html"
     return render(request, template, context, status=status)
 

@@ -98,6 +98,9 @@ def test_a_stale_click_names_both_versions_and_decides_nothing(approval, demo):
     body = page.content.decode()
     assert page.status_code == 409 and "This request changed since you opened it" in body
     assert f"v{approval.state_version} →" in body
+    assert "alice · amend: amended to revision 2" in body  # what changed, and who changed it
+    current = Approval.objects.get(task=approval.task, status="pending")
+    assert reverse("approval-page", args=[current.pk]) in body and f"current version (v{current.state_version})" in body
     assert Approval.objects.filter(task=approval.task, status="approved").count() == 0
 
 
