@@ -7,6 +7,7 @@ is a distinct exception naming what was expected and what was found, and writes 
 import hashlib
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils import timezone
 
@@ -110,9 +111,12 @@ def _with_data(task: Task, data: dict) -> Task:
 
 def _read(task_id) -> Task:
     try:
-        return Task.objects.get(pk=task_id)
-    except (Task.DoesNotExist, ValueError, TypeError):
-        raise NotFound(f"No task {task_id}.") from None
+        task = sql.read_task(task_id)
+    except ValidationError:
+        task = None
+    if task is None:
+        raise NotFound(f"No task {task_id}.")
+    return task
 
 
 def _explain_lost_race(read: Task, lease_token: int | None):
