@@ -9,12 +9,11 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import access, erp, steps, tasks, workflow
-        from .faults import CrashingClient
+        from . import access, steps, tasks, workflow
 
         register(workflow.build_kind(
             on_runnable=lambda task_id: tasks.advance.delay(task_id),
-            client_for=lambda operation: CrashingClient(erp.ErpClient()),
+            client_for=lambda operation: steps.client(),
             on_receipt_resolved=steps.receipt_resolved,
             may_view=access.may_view,
             may_decide=access.may_decide,
