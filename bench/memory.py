@@ -21,6 +21,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/procurement_bench")
 import django  # noqa: E402
 
+from bench.pgadmin import ensure_database  # noqa: E402
+
 django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -39,15 +41,6 @@ PER_USER, PER_DEPARTMENT, ORGANISATION = 60, 600, 10_000  # 60k + 30k + 10k = 10
 RETRIEVALS, DELETIONS, BATCH = 200, 50, 5000
 rng = random.Random(6)
 
-
-def ensure_database():
-    """Create the configured database if it does not exist yet (connecting to `postgres`)."""
-    import psycopg
-    params = {k: v for k, v in connection.get_connection_params().items() if k not in ("cursor_factory", "context")}
-    name = params.pop("dbname")
-    with psycopg.connect(**params, dbname="postgres", autocommit=True) as admin:
-        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            admin.execute(f'CREATE DATABASE "{name}"')
 
 
 def cleanup():

@@ -12,7 +12,6 @@ dropped at the end (`--keep` keeps it to look at).
 """
 import argparse
 import io
-import math
 import os
 import random
 import re
@@ -22,38 +21,18 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
 
 DB_NAME = "procurement_bench_pages"
 INBOX_SIZE, BIG_LINES, SMALL_INBOX = 500, 200, 5
 ITEMS = {"Laptop": "35200", "Monitor": "6550", "Keyboard": "1500", "USB-C dock": "3250", "Office chair": "8800"}
 
 
-def server_params() -> dict:
-    url = os.environ.get("DATABASE_URL", "")
-    if url and not url.startswith(("postgres://", "postgresql://")):
-        sys.exit(f"bench/pages.py measures PostgreSQL; DATABASE_URL points at {url.split(':', 1)[0]}. "
-                 "Set DATABASE_URL=postgres://... (or unset it to use postgres@127.0.0.1:5432).")
-    parts = urlsplit(url or "postgres://postgres@127.0.0.1:5432/")
-    return {"host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
-            "user": unquote(parts.username or "postgres"), "password": unquote(parts.password or "")}
 
-
-def admin_sql(params: dict, *statements: str):
-    import psycopg
-
-    with psycopg.connect(**{k: v for k, v in params.items() if v != ""}, dbname="postgres",
-                         autocommit=True) as admin:
-        for statement in statements:
-            admin.execute(statement)
-
-
-def pct(values, p) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def main():
@@ -62,9 +41,8 @@ def main():
     parser.add_argument("--keep", action="store_true", help=f"keep the {DB_NAME} database afterwards")
     args = parser.parse_args()
 
-    params = server_params()
-    auth = quote(params["user"], safe="") + (f":{quote(params['password'], safe='')}" if params["password"] else "")
-    os.environ["DATABASE_URL"] = f"postgres://{auth}@{params['host']}:{params['port']}/{DB_NAME}"
+    params = server_params("pages.py")
+    os.environ["DATABASE_URL"] = database_url(params, DB_NAME)
     os.environ["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
     admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
     try:

@@ -17,6 +17,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/procurement_bench")
 import django  # noqa: E402
 
+from bench.pgadmin import ensure_database  # noqa: E402
+
 django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -44,16 +46,6 @@ CHECKPOINT_BYTES = f"""
            avg(pg_column_size(c.*))
       FROM {Checkpoint._meta.db_table} c JOIN {Task._meta.db_table} t ON t.id = c.task_id WHERE t.kind = %s"""
 
-
-def ensure_database():
-    """Create the configured database if it does not exist yet (connecting to `postgres`)."""
-    import psycopg
-    params = {k: v for k, v in connection.get_connection_params().items() if k not in ("cursor_factory", "context")}
-    name = params.pop("dbname")
-    with psycopg.connect(**params, dbname="postgres", autocommit=True) as admin:
-        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            admin.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}")
 
 
 def run_sql(sql, params=()):
@@ -150,7 +142,7 @@ def main():
     if connection.vendor != "postgresql":
         sys.exit(f"bench/transitions.py measures PostgreSQL; DATABASE_URL points at {connection.vendor}. "
                  "Set DATABASE_URL=postgres://... (or unset it to use procurement_bench on 127.0.0.1).")
-    ensure_database()
+    ensure_database(announce=True)
     call_command("migrate", verbosity=0)
     Task.objects.filter(kind=KIND).delete()  # leftovers of an interrupted run
     user, _ = get_user_model().objects.get_or_create(username="bench-runner")

@@ -14,7 +14,6 @@ database dropped at the end (`--keep` keeps the database to look at).
 """
 import argparse
 import io
-import math
 import os
 import random
 import shutil
@@ -26,10 +25,12 @@ import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
 
 DB_NAME = "procurement_bench_wf"
 REDIS_DB = 9
@@ -44,22 +45,6 @@ REQUESTERS = (("alice", "ENG", "bob"), ("erin", "OPS", "dave"))  # requester, de
 
 # -- the environment, before Django starts -------------------------------------------------
 
-def server_params() -> dict:
-    """Host, port, user, password of the PostgreSQL server to use (never its database name)."""
-    url = os.environ.get("DATABASE_URL", "")
-    if url and not url.startswith(("postgres://", "postgresql://")):
-        sys.exit(f"bench/workflow.py measures PostgreSQL; DATABASE_URL points at {url.split(':', 1)[0]}. "
-                 "Set DATABASE_URL=postgres://... (or unset it to use postgres@127.0.0.1:5432).")
-    parts = urlsplit(url or "postgres://postgres@127.0.0.1:5432/")
-    return {"host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
-            "user": unquote(parts.username or "postgres"), "password": unquote(parts.password or "")}
-
-
-def database_url(params: dict) -> str:
-    from urllib.parse import quote
-
-    auth = quote(params["user"], safe="") + (f":{quote(params['password'], safe='')}" if params["password"] else "")
-    return f"postgres://{auth}@{params['host']}:{params['port']}/{DB_NAME}"
 
 
 def redis_url() -> str:
@@ -67,14 +52,6 @@ def redis_url() -> str:
     netloc = urlsplit(broker).netloc if broker.startswith("redis://") else "127.0.0.1:6379"
     return f"redis://{netloc}/{REDIS_DB}"
 
-
-def admin_sql(params: dict, *statements: str):
-    import psycopg
-
-    with psycopg.connect(**{k: v for k, v in params.items() if v != ""}, dbname="postgres",
-                         autocommit=True) as admin:
-        for statement in statements:
-            admin.execute(statement)
 
 
 def recreate_database(params: dict):
@@ -191,11 +168,6 @@ def request_lines(rng: random.Random) -> list[dict]:
             return lines
 
 
-def pct(values, p) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
 
 def print_table(rows, right_from=1):
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
@@ -215,11 +187,11 @@ def main():
     parser.add_argument("--keep", action="store_true", help=f"keep the {DB_NAME} database afterwards")
     args = parser.parse_args()
 
-    params = server_params()
+    params = server_params("workflow.py")
     broker = redis_url()
     workdir = Path(tempfile.mkdtemp(prefix="bench-wf-"))
     os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params),
+        "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params, DB_NAME),
         "CELERY_BROKER_URL": broker, "CELERY_TASK_ALWAYS_EAGER": "0", "VAR_DIR": str(workdir / "var"),
         "EMAIL_FILE_PATH": str(workdir / "mail"), "PYTHONUNBUFFERED": "1",
     })
