@@ -68,7 +68,9 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
     with transaction.atomic():
         request = PurchaseRequest.objects.select_for_update(no_key=True).get(task=task)
         revision = task.data.get("revision", 1) + 1
-        data = {"revision": revision}
+        # The old award and requisition priced the old version: nobody may read them as current
+        # (the API, the pages, a status answer) until the agent has re-awarded.
+        data = {"revision": revision, "award": None, "requisition": None}
         if justification is not None:
             request.justification = data["justification"] = justification
         if budget is not None:

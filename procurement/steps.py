@@ -192,7 +192,7 @@ def issue_purchase_order(step: Step):
 
 def _scope_intact(approval: Approval, task: Task) -> bool:
     return (scope_hash(approval.scope) == approval.scope_hash and approval.state_version == task.version - 1
-            and approval.scope["erp_requisition"] == task.data.get("requisition", {}).get("id"))
+            and approval.scope["erp_requisition"] == (task.data.get("requisition") or {}).get("id"))
 
 
 # -- compensation ----------------------------------------------------------------

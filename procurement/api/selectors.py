@@ -33,16 +33,9 @@ def task_detail(task_id) -> Task:
 
 
 def current_award(task) -> dict | None:
-    """The recorded award, if it prices the request's current lines.
-
-    An amendment keeps the old award in the task's data until the agent re-awards, so an
-    award whose lines differ from the request's is stale and not shown."""
+    """The recorded award (an amendment clears it until the agent re-awards)."""
     award = task.data.get("award") or {}
-    if not award.get("supplier"):
-        return None
-    priced = [{"description": line.get("description"), "quantity": line.get("quantity")}
-              for line in award.get("lines", [])]
-    return award if priced == requested_lines(task) else None
+    return award if award.get("supplier") else None
 
 
 def requested_lines(task) -> list[dict]:
