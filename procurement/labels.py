@@ -1,0 +1,75 @@
+"""Words for the product's codes, in the reader's language: one home for each label.
+
+State names, receipt and approval statuses, ERP operations and events are public codes
+(DESIGN §4, §10); people read them through these labels on pages, in mail and in chat.
+"""
+from django.utils.translation import pgettext_lazy
+
+from . import erp, workflow
+
+# Short words for badges and lists.
+STATE_LABELS = {
+    workflow.DRAFT: pgettext_lazy("request state", "Draft"),
+    workflow.RECEIVED: pgettext_lazy("request state", "Received"),
+    workflow.PROCESSING: pgettext_lazy("request state", "Processing"),
+    workflow.AWAITING_INPUT: pgettext_lazy("request state", "Waiting for your answer"),
+    workflow.AWAITING_APPROVAL: pgettext_lazy("request state", "Waiting for approval"),
+    workflow.SUBMITTED: pgettext_lazy("request state", "Order sent, confirming"),
+    workflow.CONFIRMED: pgettext_lazy("request state", "Ordered"),
+    workflow.NEEDS_REVIEW: pgettext_lazy("request state", "Needs review"),
+    workflow.REJECTED: pgettext_lazy("request state", "Rejected"),
+    workflow.CANCELLED: pgettext_lazy("request state", "Cancelled"),
+    workflow.EXPIRED: pgettext_lazy("request state", "Expired"),
+}
+
+# One sentence: what the state means for the person reading it.
+STATE_MEANINGS = {
+    workflow.DRAFT: pgettext_lazy("request state", "a draft: nothing has been sent yet"),
+    workflow.RECEIVED: pgettext_lazy("request state", "received and queued for the agent"),
+    workflow.PROCESSING: pgettext_lazy("request state", "being processed (quotes, policy and budget checks)"),
+    workflow.AWAITING_INPUT: pgettext_lazy("request state", "waiting for the requester's answer"),
+    workflow.AWAITING_APPROVAL: pgettext_lazy("request state", "waiting for approval"),
+    workflow.SUBMITTED: pgettext_lazy(
+        "request state", "approved; the purchase order was sent and its confirmation is pending verification"),
+    workflow.CONFIRMED: pgettext_lazy("request state", "done: the ERP confirmed the purchase order"),
+    workflow.NEEDS_REVIEW: pgettext_lazy("request state", "with a person for review; its outcome is pending verification"),
+    workflow.REJECTED: pgettext_lazy("request state", "rejected"),
+    workflow.CANCELLED: pgettext_lazy("request state", "cancelled"),
+    workflow.EXPIRED: pgettext_lazy("request state", "expired: the approval was not decided in time"),
+}
+
+RECEIPT_LABELS = {
+    "planned": pgettext_lazy("receipt status", "Not sent yet"),
+    "sent": pgettext_lazy("receipt status", "Result pending verification"),
+    "unknown": pgettext_lazy("receipt status", "Result pending verification"),
+    "confirmed": pgettext_lazy("receipt status", "Confirmed"),
+    "failed": pgettext_lazy("receipt status", "Refused by the ERP"),
+}
+
+APPROVAL_LABELS = {
+    "pending": pgettext_lazy("approval status", "Pending"),
+    "approved": pgettext_lazy("approval status", "Approved"),
+    "rejected": pgettext_lazy("approval status", "Rejected"),
+    "returned": pgettext_lazy("approval status", "Returned for revision"),
+    "superseded": pgettext_lazy("approval status", "Superseded by a newer version"),
+    "expired": pgettext_lazy("approval status", "Expired"),
+}
+
+OPERATION_LABELS = {
+    erp.CREATE_REQUISITION: pgettext_lazy("ERP operation", "ERP requisition"),
+    erp.CANCEL_REQUISITION: pgettext_lazy("ERP operation", "Requisition cancellation"),
+    erp.ISSUE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order"),
+}
+
+
+def label(mapping: dict, code) -> str:
+    """The label for `code`; an unknown code is shown as it is rather than hidden."""
+    return str(mapping.get(code, code or ""))
+
+
+def state_label(state: str) -> str:
+    return label(STATE_LABELS, state)
+
+
+def state_meaning(state: str) -> str:
+    return label(STATE_MEANINGS, state)
