@@ -74,10 +74,10 @@ def build(rng, *, requester, department, supplier, suppliers, lines, version, re
     from agentstate.approvals import scope_hash
     from agentstate.models import Approval, Task
     from procurement import workflow
+    from procurement.pricing import totals
 
     subtotal = sum(Decimal(line["amount"]) for line in lines)
-    tax = (subtotal * Decimal("0.05")).quantize(Decimal("0.01"))
-    total = subtotal + tax
+    subtotal, tax, total = totals(subtotal)
     items = {line["item"] for line in lines}
     comparison = []
     for other in suppliers:  # as seed_demo quotes: Hsinchu has no chairs, Kaohsiung only chairs

@@ -3,9 +3,11 @@ what at which price, what was requested, and which budget is held for it."""
 import uuid
 
 from django.conf import settings
-from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from .validators import validate_tax_id
 
 
 def money(**kwargs):
@@ -66,8 +68,7 @@ class Membership(models.Model):
 
 class Supplier(models.Model):
     name = models.CharField(max_length=200, unique=True)
-    tax_id = models.CharField("統一編號 (tax ID)", max_length=8, unique=True,
-                              validators=[RegexValidator(r"^\d{8}$", "A tax ID is exactly 8 digits.")])
+    tax_id = models.CharField(_("tax ID (統一編號)"), max_length=8, unique=True, validators=[validate_tax_id])
     email = models.EmailField(blank=True)
 
     class Meta:

@@ -1,5 +1,8 @@
 """Prices and the award rule (DESIGN §10): match request lines to quoted items, price them,
-add 5% business tax, and award the whole request to one supplier. Plain inputs, no DB."""
+add 5% business tax, and award the whole request to one supplier. Plain inputs, no DB.
+
+Money follows Taiwan practice (DESIGN §7): the business tax is 5% of the untaxed subtotal,
+rounded half up to a whole NT dollar, as printed on a 統一發票."""
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -7,6 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 TAX_RATE = Decimal("0.05")
 CENT = Decimal("0.01")
+DOLLAR = Decimal("1")
 
 # Canonical item -> words people use for it. English words also match their plurals.
 SYNONYMS = {
@@ -28,11 +32,12 @@ def cents(amount) -> Decimal:
 
 
 def tax_for(subtotal) -> Decimal:
-    return cents(cents(subtotal) * TAX_RATE)
+    """5% of the untaxed subtotal in whole NT dollars, half up (kept with two places, as all money)."""
+    return cents((cents(subtotal) * TAX_RATE).quantize(DOLLAR, rounding=ROUND_HALF_UP))
 
 
 def totals(subtotal) -> tuple[Decimal, Decimal, Decimal]:
-    """(subtotal, tax, total), each to the cent; tax is 5% of the untaxed subtotal."""
+    """(subtotal, tax, total): the subtotal to the cent, the tax in whole NT dollars."""
     subtotal = cents(subtotal)
     tax = tax_for(subtotal)
     return subtotal, tax, subtotal + tax

@@ -1,28 +1,17 @@
-"""Money and time as people here read them: NT$ without decimals, large sums also in 萬."""
-from decimal import Decimal, InvalidOperation
-
+"""Money and time as people here read them (procurement.money): NT$, large sums also in 萬."""
 from django import template
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from procurement import money
+
 register = template.Library()
-WAN = Decimal(10_000)
 
 
 @register.filter
 def ntd(value) -> str:
     """NT$73,500; from 100,000 up also in 萬: NT$1,234,500 (123.45 萬)."""
-    if value in (None, ""):
-        return "—"
-    try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        return str(value)
-    text = f"NT${amount:,.0f}"
-    if abs(amount) >= 100_000:
-        wan = (amount / WAN).quantize(Decimal("0.01")).normalize()
-        text += f" ({wan:f} 萬)"
-    return text
+    return money.ntd(value)
 
 
 @register.filter

@@ -118,20 +118,23 @@ def test_item_whose_only_quotes_have_expired_cannot_be_awarded():
     assert "no quote for 'monitor'" in result.question
 
 
-def test_tax_is_five_percent_rounded_half_up_to_the_cent():
-    assert tax_for(Decimal("10.10")) == Decimal("0.51")  # 0.505 rounds up
+def test_tax_is_five_percent_rounded_half_up_to_a_whole_nt_dollar_as_on_a_uniform_invoice():
+    assert tax_for(Decimal("10")) == Decimal("1.00")  # 0.50 rounds up
+    assert tax_for(Decimal("9.90")) == Decimal("0.00")  # 0.495 rounds down
+    assert tax_for(Decimal("69810")) == Decimal("3491.00")  # 3,490.50 rounds up; half-even would give 3,490
+    assert tax_for(Decimal("69829.99")) == Decimal("3491.00")  # 3,491.4995 rounds down
     assert totals(Decimal("70000")) == (Decimal("70000.00"), Decimal("3500.00"), Decimal("73500.00"))
-    assert totals(Decimal("10.30")) == (Decimal("10.30"), Decimal("0.52"), Decimal("10.82"))  # 0.515
+    assert totals(Decimal("10.30")) == (Decimal("10.30"), Decimal("1.00"), Decimal("11.30"))  # 0.515
 
 
-def test_award_totals_are_exact_to_the_cent():
+def test_award_subtotal_is_exact_to_the_cent_and_tax_is_whole_dollars():
     quotes = [quote("Alpha", "Laptop", "35000"), quote("Alpha", "Monitor", "6500"),
               quote("Alpha", "Keyboard", "1499.90")]
     result = award([line("Laptop", 2), line("Monitor"), line("Keyboard", 3)], quotes, TODAY)
 
-    # 70,000 + 6,500 + 4,499.70 = 80,999.70; tax 4,049.985 → 4,049.99
+    # 70,000 + 6,500 + 4,499.70 = 80,999.70; tax 4,049.985 → NT$4,050 in whole dollars
     assert (result.subtotal, result.tax, result.total) == (
-        Decimal("80999.70"), Decimal("4049.99"), Decimal("85049.69"))
+        Decimal("80999.70"), Decimal("4050.00"), Decimal("85049.70"))
 
 
 def test_award_evidence_is_json_ready():

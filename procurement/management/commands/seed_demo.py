@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from procurement.models import Department, Membership, Quote, Supplier
+from procurement.validators import validate_tax_id
 
 PASSWORD = "demo"
 YEAR_BUDGET = Decimal("20000000")
@@ -115,6 +116,7 @@ class Command(BaseCommand):
     def seed_suppliers_and_quotes(self):
         today = timezone.localdate()
         for name, tax_id, email in SUPPLIERS:
+            validate_tax_id(tax_id)  # get_or_create runs no field validators; a bad 統一編號 stops here
             supplier, created = Supplier.objects.get_or_create(
                 name=name, defaults={"tax_id": tax_id, "email": email})
             self.report(created, f"supplier {name}")

@@ -1,0 +1,25 @@
+"""Money as people here read it: NT$ with thousands separators, large sums also in 萬.
+
+One formatter for pages, mail, chat and change summaries (`{{ value|ntd }}` in templates)."""
+from decimal import Decimal, InvalidOperation
+
+WAN = Decimal(10_000)
+
+
+def ntd(value) -> str:
+    """NT$73,500; cents only when there are any (NT$10.30); from 100,000 up also in 萬:
+    NT$1,234,500 (123.45 萬). Nothing known is "—"."""
+    if value in (None, ""):
+        return "—"
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        return str(value)
+    if not amount.is_finite():
+        return str(value)
+    places = 0 if amount == amount.to_integral_value() else 2
+    text = f"NT${amount:,.{places}f}"
+    if abs(amount) >= 100_000:
+        wan = (amount / WAN).quantize(Decimal("0.01")).normalize()
+        text += f" ({wan:f} 萬)"
+    return text

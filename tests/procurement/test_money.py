@@ -1,0 +1,18 @@
+"""Money reads as people here read it: NT$, cents only when there are any, large sums in 萬."""
+import pytest
+
+from procurement.money import ntd
+
+
+@pytest.mark.parametrize("value, text", [
+    ("73500.00", "NT$73,500"),
+    ("10.30", "NT$10.30"),
+    ("10.50", "NT$10.50"),  # never silently rounded to a whole dollar
+    ("1234500.00", "NT$1,234,500 (123.45 萬)"),
+    ("100000", "NT$100,000 (10 萬)"),
+    (None, "—"),
+    ("", "—"),
+    ("n/a", "n/a"),
+])
+def test_amounts_read_as_nt_dollars(value, text):
+    assert ntd(value) == text
