@@ -8,11 +8,11 @@ from rest_framework import serializers
 from agentstate.approvals import DECISIONS
 from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
+from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
+                      MONEY_MAX_DIGITS)
 from .selectors import current_award, requested_justification, requested_lines
 
-MAX_LINES = 50
-MAX_QUANTITY = 10_000
-MONEY = {"max_digits": 14, "decimal_places": 2}
+MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}
 NULLABLE_STRING = {"type": "string", "nullable": True}
 
 
@@ -34,7 +34,7 @@ class StrictIntegerField(serializers.IntegerField):
 # -- input -------------------------------------------------------------------------
 
 class LineInputSerializer(serializers.Serializer):
-    description = serializers.CharField(max_length=200)
+    description = serializers.CharField(max_length=MAX_DESCRIPTION_CHARS)
     quantity = StrictIntegerField(min_value=1, max_value=MAX_QUANTITY)
     unit_price = serializers.DecimalField(**MONEY, min_value=Decimal("0"), required=False, allow_null=True)
 
@@ -57,7 +57,7 @@ def check_budget(value):
 class TaskCreateSerializer(serializers.Serializer):
     department = serializers.CharField(max_length=20, help_text='Department code, e.g. "ENG".')
     lines = lines_field()
-    justification = serializers.CharField(max_length=2000)
+    justification = serializers.CharField(max_length=MAX_JUSTIFICATION_CHARS)
     budget = budget_field()
     session = serializers.UUIDField(required=False, allow_null=True, help_text="One of your own chat sessions.")
 
@@ -75,7 +75,7 @@ class TaskCreateSerializer(serializers.Serializer):
 
 class TaskAmendSerializer(serializers.Serializer):
     lines = lines_field(required=False)
-    justification = serializers.CharField(max_length=2000, required=False)
+    justification = serializers.CharField(max_length=MAX_JUSTIFICATION_CHARS, required=False)
     budget = budget_field()
     version = StrictIntegerField(min_value=1, required=False, help_text="The version you saw; 409 if it moved.")
 

@@ -5,7 +5,6 @@ from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -38,7 +37,6 @@ class ApiView(GenericAPIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     pagination_class = Pagination
-    parser_classes = [JSONParser]
 
     def parsed(self, serializer_class, data):
         serializer = serializer_class(data=data, context=self.get_serializer_context())

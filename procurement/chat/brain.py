@@ -9,11 +9,13 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Protocol
 
+from ..limits import MAX_DESCRIPTION_CHARS, MAX_QUANTITY
+
 MEMORY_KINDS = ("fact", "preference", "procedure", "term", "event")
 
 LINE = {"type": "object", "additionalProperties": False, "required": ["description"], "properties": {
-    "description": {"type": "string", "minLength": 1, "maxLength": 200},
-    "quantity": {"type": ["integer", "null"], "minimum": 1, "maximum": 100000}}}
+    "description": {"type": "string", "minLength": 1, "maxLength": MAX_DESCRIPTION_CHARS},
+    "quantity": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_QUANTITY}}}
 LINES = {"type": "array", "items": LINE, "minItems": 1, "maxItems": 20}
 MONEY = {"type": ["string", "number", "null"], "pattern": r"^\d{1,12}(\.\d{1,2})?$", "minimum": 1}
 TEXT = {"type": "string", "maxLength": 500}

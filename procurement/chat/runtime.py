@@ -16,13 +16,14 @@ from django.db.models import Max
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 
+from ..limits import MAX_CHAT_CHARS
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
 from .dispose import Job, Outcome, dispose
 from .phrases import join, say
 from .rules import RuleBrain
 
-CHAT_MAX_CHARS = 2000
+CHAT_MAX_CHARS = MAX_CHAT_CHARS
 
 
 @dataclass

@@ -26,9 +26,11 @@ from agentstate.memory.services import memory_confirm, memory_correct
 from agentstate.models import Task
 
 from ..access import visible_tasks
+from ..limits import MAX_REASON_CHARS
+from .memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
 PER_PAGE = 50
-MAX_REASON = 500
+MAX_REASON = MAX_REASON_CHARS
 MAX_TASKS_SHOWN = 50
 FILTERS = ("scope", "subject", "kind", "status")
 LISTED_STATUSES = [s for s in MemoryEntry.Status.values if s != MemoryEntry.Status.DELETED]
@@ -42,13 +44,17 @@ PREVIEW = f"{ENTRY}#delete-preview"
 @login_required
 @vary_on_headers("HX-Request")
 def memory_list(request):
-    chosen = {name: request.GET.get(name, "").strip() for name in FILTERS}
+    form = MemoryFilterForm(request.GET)
+    valid = form.is_valid()
+    chosen = {name: (form.cleaned_data.get(name) or "").strip() if valid else "" for name in FILTERS}
     context = {"chosen": chosen, "scopes": Scope.values, "kinds": Kind.values, "statuses": LISTED_STATUSES}
     status = 200
     try:
+        if not valid:
+            raise DomainError(first_error(form))
         rows = selectors.memory_entries_for(request.user, **chosen).annotate(
             has_pending=Exists(MemoryVersion.objects.filter(entry=OuterRef("pk"), status=VStatus.PENDING)))
-        context["page"] = Paginator(rows, PER_PAGE).get_page(request.GET.get("page"))
+        context["page"] = Paginator(rows, PER_PAGE).get_page(form.cleaned_data.get("page"))
     except DomainError as exc:
         status = exc.http_status
         context |= {"error": str(exc), "field_errors": _messages(exc)}
@@ -68,17 +74,13 @@ def memory_entry(request, entry_id):
 @require_POST
 def memory_correct_view(request, entry_id):
     entry = _entry(request.user, entry_id)
-    content, reason = request.POST.get("content", ""), request.POST.get("reason", "").strip()
-    typed = {"typed_content": content, "typed_reason": reason}
-    if not reason:
-        return _answer(request, entry, error=_("Say why you are correcting it: the reason is kept in the history."),
-                       status=400, extra=typed)
-    if len(reason) > MAX_REASON:
-        return _answer(request, entry, error=_("Keep the reason under %(n)d characters.") % {"n": MAX_REASON},
-                       status=400, extra=typed)
+    form = CorrectForm(request.POST)
+    typed = {"typed_content": form.data.get("content", ""), "typed_reason": form.data.get("reason", "").strip()}
+    if not form.is_valid():
+        return _answer(request, entry, error=first_error(form), status=400, extra=typed)
     try:
-        entry = memory_correct(entry=entry.pk, by=request.user, content=content, reason=reason,
-                               expected_version=_version(request))
+        entry = memory_correct(entry=entry.pk, by=request.user, content=form.cleaned_data["content"],
+                               reason=form.cleaned_data["reason"], expected_version=form.cleaned_data["version"])
     except DomainError as exc:
         return _refused(request, entry, exc, extra=typed)
     return _answer(request, entry, notice=_("Corrected: this is now version %(v)d.") % {"v": entry.version})
@@ -88,8 +90,11 @@ def memory_correct_view(request, entry_id):
 @require_POST
 def memory_confirm_view(request, entry_id):
     entry = _entry(request.user, entry_id)
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, entry, error=first_error(form), status=400)
     try:
-        entry = memory_confirm(entry=entry.pk, by=request.user, expected_version=_version(request))
+        entry = memory_confirm(entry=entry.pk, by=request.user, expected_version=form.cleaned_data["version"])
     except DomainError as exc:
         return _refused(request, entry, exc)
     return _answer(request, entry, notice=_("Confirmed: version %(v)d is in use.") % {"v": entry.version})
@@ -111,17 +116,16 @@ def memory_delete_view(request, entry_id):
         if request.htmx:
             return render(request, PREVIEW, {"entry": entry, "preview": preview})
         return render(request, ENTRY, entry_context(request.user, entry) | {"preview": preview})
-    return _delete(request, entry, request.POST.get("reason", "").strip())
+    return _delete(request, entry, DeleteForm(request.POST))
 
 
-def _delete(request, entry, reason: str):
-    if not reason or len(reason) > MAX_REASON:
-        error = (_("Say why it is deleted: the reason stays on the tombstone.") if not reason
-                 else _("Keep the reason under %(n)d characters.") % {"n": MAX_REASON})
-        extra = {"preview": memory_delete_preview(entry.pk, by=request.user), "typed_delete_reason": reason}
-        return _answer(request, entry, error=error, status=400, extra=extra)
+def _delete(request, entry, form: DeleteForm):
+    if not form.is_valid():
+        extra = {"preview": memory_delete_preview(entry.pk, by=request.user),
+                 "typed_delete_reason": form.data.get("reason", "").strip()}
+        return _answer(request, entry, error=first_error(form), status=400, extra=extra)
     try:
-        report = memory_delete(entry=entry.pk, by=request.user, reason=reason)
+        report = memory_delete(entry=entry.pk, by=request.user, reason=form.cleaned_data["reason"])
     except DomainError as exc:
         return _refused(request, entry, exc)
     entry.refresh_from_db()  # the tombstone: no content left to show
@@ -219,11 +223,6 @@ def _entry(user, entry_id) -> MemoryEntry:
         raise Http404("No such memory entry.")
     return MemoryEntry.objects.select_related("confirmed_by", "created_by", "source_session__owner",
                                               "source_turn").get(pk=readable.pk)
-
-
-def _version(request) -> int | None:
-    value = request.POST.get("version", "")
-    return int(value) if value.isdigit() else None
 
 
 def _template(request, page: str, partial: str) -> str:

@@ -1,0 +1,30 @@
+"""Input limits shared by the input layer, forms, the API and the chat (DESIGN §15).
+
+One number per rule, so the chat, the API and the HTML forms refuse the same things."""
+from django.conf import settings
+
+# Bodies: the request size is a setting (INPUT_MAX_BODY_BYTES), read through body_limit().
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+# JSON nested deeper than this is refused before any view sees it (the API's deepest shape is 3).
+MAX_JSON_DEPTH = 32
+# A number written with more characters than this is refused wherever it appears; each field
+# then applies its own, smaller limit (MONEY_MAX_DIGITS, MAX_QUANTITY).
+MAX_NUMBER_CHARS = 40
+
+# Requests: lines and quantities, the same in chat, API and forms.
+MAX_LINES = 50
+MAX_QUANTITY = 10_000
+# Money: NT$ with two decimal places, at most 999,999,999,999.99.
+MONEY_MAX_DIGITS = 14
+MONEY_DECIMAL_PLACES = 2
+
+# Text typed by a person.
+MAX_CHAT_CHARS = 2000
+MAX_REASON_CHARS = 500
+MAX_COMMENT_CHARS = 2000
+MAX_JUSTIFICATION_CHARS = 2000
+MAX_DESCRIPTION_CHARS = 200
+
+
+def body_limit() -> int:
+    return getattr(settings, "INPUT_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
