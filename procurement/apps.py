@@ -9,10 +9,10 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import access, steps, tasks, workflow
+        from . import access, queueing, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
 
         register(workflow.build_kind(
-            on_runnable=lambda task_id: tasks.advance.delay(task_id),
+            on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),
             on_receipt_resolved=steps.receipt_resolved,
             may_view=access.may_view,

@@ -12,7 +12,7 @@ from agentstate.models import Approval, Task
 from . import workflow
 from .access import may_view
 from .models import Department, Membership, PurchaseRequest, RequestLine
-from .tasks import enqueue_advance
+from .queueing import enqueue_advance
 
 
 def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:

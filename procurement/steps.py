@@ -27,6 +27,7 @@ from .budget import BudgetExhausted, budget_release, budget_reserve
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
 from .outbox import notification_queue
+from .queueing import enqueue_outbox
 from .pricing import award
 from .scope import approval_scope, purchase_order_request, requisition_request
 
@@ -163,9 +164,7 @@ def open_approval(step: Step):
                 subject=f"Approval needed: {request.department.code} NT${Decimal(scope['total']):,.0f}",
                 body=f"{request.requester.username} asks for {scope['summary']}.\n"
                      f"Open /approvals/{approval.pk}/ to decide (bound to version {task.version}).")
-    from .tasks import dispatch_outbox
-
-    transaction.on_commit(dispatch_outbox.delay)
+        enqueue_outbox()
 
 
 # -- after approval --------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Celery tasks: thin wrappers that take ids and are safe to receive twice."""
+"""Celery tasks: thin wrappers that take ids and are safe to receive twice. Queueing them is
+procurement.queueing's job."""
 import logging
 import os
 import socket
@@ -6,14 +7,13 @@ import time
 
 from celery import shared_task
 from django.conf import settings
-from django.db import transaction
 
 from agentstate.errors import Conflict
 from agentstate.leases import lease_claim, lease_release
 from agentstate.models import Task
 from agentstate.recovery import recovery_pass
 
-from . import steps
+from . import queueing, steps
 from .faults import crash_point
 from .outbox import outbox_dispatch, outbox_mark_stuck
 
@@ -21,11 +21,6 @@ log = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
 BUSY_RETRY_SECONDS = 2
 MAX_BUSY_RETRIES = 10
-
-
-def enqueue_advance(task_id: str):
-    """Queue the next step once the current transaction commits."""
-    transaction.on_commit(lambda: advance.delay(str(task_id)))
 
 
 @shared_task(acks_late=True)
@@ -51,7 +46,7 @@ def advance(task_id: str, busy: int = 0):
         lease_release(lease=lease)
     crash_point("before_enqueue")
     if Task.objects.filter(pk=task_id, runnable=True).exists():
-        advance.delay(task_id)
+        queueing.advance_now(task_id)
     return "done"
 
 
@@ -62,7 +57,7 @@ def _retry_busy(task_id: str, busy: int):
         return
     if advance.app.conf.task_always_eager:
         time.sleep(0.1)  # in-process runs ignore the countdown; let the holder (another thread) finish
-    advance.apply_async((task_id,), {"busy": busy + 1}, countdown=BUSY_RETRY_SECONDS)
+    queueing.advance_now(task_id, busy=busy + 1, countdown=BUSY_RETRY_SECONDS)
 
 
 @shared_task(acks_late=True)

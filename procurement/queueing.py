@@ -1,0 +1,33 @@
+"""Putting agent work on the Celery queue, in one place that services, steps, recovery and the
+Celery tasks all use. It names the Celery tasks instead of importing them, so no import cycle
+runs between steps and tasks (DESIGN §3)."""
+from django.db import transaction
+
+from .celery import app
+
+ADVANCE = "procurement.tasks.advance"
+DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
+
+
+def _task(name: str):
+    # Registered when procurement.tasks is imported (the app's ready() does), so eager mode and
+    # test doubles patched onto the task object apply here too.
+    return app.tasks[name]
+
+
+def advance_now(task_id, *, busy: int = 0, countdown: float | None = None):
+    """Queue the task's next step now (recovery, a step chaining the next one, a retry)."""
+    kwargs = {"busy": busy} if busy else {}
+    if countdown is None and not kwargs:
+        return _task(ADVANCE).delay(str(task_id))
+    return _task(ADVANCE).apply_async((str(task_id),), kwargs, countdown=countdown)
+
+
+def enqueue_advance(task_id):
+    """Queue the next step once the current transaction commits."""
+    transaction.on_commit(lambda: advance_now(task_id))
+
+
+def enqueue_outbox():
+    """Send queued mail once the current transaction commits."""
+    transaction.on_commit(lambda: _task(DISPATCH_OUTBOX).delay())
