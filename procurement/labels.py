@@ -62,6 +62,60 @@ OPERATION_LABELS = {
 }
 
 
+# What happened, for the timeline of a request: every event of the transition table, the
+# engine's own ("create") and the recovery pass's notes.
+EVENT_LABELS = {
+    "create": pgettext_lazy("request event", "Started"),
+    "update_draft": pgettext_lazy("request event", "Draft updated"),
+    "submit": pgettext_lazy("request event", "Submitted"),
+    "start": pgettext_lazy("request event", "Taken up by the agent"),
+    "record": pgettext_lazy("request event", "Step done"),
+    "ask": pgettext_lazy("request event", "Question for the requester"),
+    "answer": pgettext_lazy("request event", "Answered"),
+    "request_approval": pgettext_lazy("request event", "Sent for approval"),
+    "escalate": pgettext_lazy("request event", "Handed to a person for review"),
+    "outcome_unknown": pgettext_lazy("request event", "Result pending verification"),
+    "approve": pgettext_lazy("request event", "Approved"),
+    "reject": pgettext_lazy("request event", "Rejected"),
+    "return": pgettext_lazy("request event", "Returned for revision"),
+    "expire": pgettext_lazy("request event", "Approval expired"),
+    "confirm": pgettext_lazy("request event", "Purchase order issued"),
+    "fail": pgettext_lazy("request event", "Purchase order failed"),
+    "retry": pgettext_lazy("request event", "Retried"),
+    "resume": pgettext_lazy("request event", "Resumed"),
+    "amend": pgettext_lazy("request event", "Amended"),
+    "cancel": pgettext_lazy("request event", "Cancelled"),
+    "compensated": pgettext_lazy("request event", "Undone in the ERP"),
+    "recovery.lease_expired": pgettext_lazy("request event", "Picked up again after a worker stopped"),
+    "recovery.resumed": pgettext_lazy("request event", "Picked up again after a pause"),
+    "recovery.receipt": pgettext_lazy("request event", "ERP result verified"),
+}
+
+# Approval routes (procurement.access.approval_route's `rule`).
+RULE_LABELS = {
+    "manager": pgettext_lazy("approval rule", "the manager"),
+    "director": pgettext_lazy("approval rule", "the director"),
+}
+
+# The agent's own names in the event log: the worker's host and pid ("web-1:4242") and the
+# runtime's parts. People see "the agent"; admins see the name under "details".
+RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "agent"})
+AGENT = pgettext_lazy("event actor", "the agent")
+
+
+def is_agent(actor: str) -> bool:
+    """True for the runtime's names; a username never contains ":" (Django allows @.+-_)."""
+    return actor in RUNTIME_ACTORS or ":" in actor or not actor
+
+
+def actor_label(actor: str) -> str:
+    return str(AGENT) if is_agent(actor) else actor
+
+
+def event_label(event: str) -> str:
+    return label(EVENT_LABELS, event)
+
+
 def label(mapping: dict, code) -> str:
     """The label for `code`; an unknown code is shown as it is rather than hidden."""
     return str(mapping.get(code, code or ""))

@@ -1,7 +1,7 @@
 """`{{ task.state|state_label }}` and friends: codes shown as words (procurement.labels)."""
 from django import template
 
-from procurement import labels
+from procurement import labels, sentences
 
 register = template.Library()
 
@@ -29,3 +29,27 @@ def approval_label(status) -> str:
 @register.filter
 def operation_label(operation) -> str:
     return labels.label(labels.OPERATION_LABELS, operation)
+
+
+@register.filter
+def event_label(event) -> str:
+    return labels.event_label(event)
+
+
+@register.filter
+def actor_label(actor) -> str:
+    """A person's username, or 「代理程式」/"the agent" for the worker's host:pid and the runtime."""
+    return labels.actor_label(actor or "")
+
+
+@register.filter
+def event_reason(event) -> str:
+    """Why it happened, in the reader's language (procurement.sentences); "" when only admins
+    may read it (the raw reason stays under "details")."""
+    return sentences.event_reason(event)
+
+
+@register.filter
+def readable(text) -> str:
+    """An English sentence of the agent (a question, a reason) in the reader's language."""
+    return sentences.readable(text or "")

@@ -69,10 +69,19 @@ def test_someone_elses_chat_and_task_are_404(session, task, demo):
     assert Turn.objects.filter(session=session).count() == 0
 
 
-def test_task_page_shows_state_diagram_receipts_and_timeline(task, demo):
+def test_task_page_shows_state_diagram_receipts_and_timeline_in_words(task, demo):
     body = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk])).content.decode()
-    assert 'aria-current="step">awaiting_approval' in body
-    assert "erp.requisition.create" in body and "REQ-" in body and "request_approval" in body
+    assert 'aria-current="step">Waiting for approval' in body
+    assert "ERP requisition" in body and "REQ-" in body and "Sent for approval" in body
+    assert "routed to the manager: bob" in body
+
+
+def test_only_an_admin_sees_the_raw_codes_under_details(task, demo):
+    alice = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk])).content.decode()
+    carol = client_for(demo["carol"]).get(reverse("task-page", args=[task.pk])).content.decode()
+    for internal in ("erp.requisition.create", "request_approval", "Checksum", "transition table"):
+        assert internal not in alice
+        assert internal in carol
 
 
 def test_task_panel_fragment_for_polling(task, demo):

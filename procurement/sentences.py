@@ -1,0 +1,143 @@
+"""The agent's English sentences in the reader's language.
+
+Steps, services and the pricing rule write English into the event log and into the task's
+open question (the audit trail stays in one language). People read them through here: each
+sentence the agent writes is matched once, its parts (money, names, codes) are kept, and the
+words come from the gettext catalogue. A sentence nobody listed is shown as written to admins
+and to English readers only, never to a requester reading zh-Hant."""
+import re
+from decimal import Decimal, InvalidOperation
+
+from django.utils.translation import get_language, pgettext_lazy
+
+from . import labels
+from .money import ntd
+
+AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
+MONEY_PARTS = {"total", "cap", "released", "available", "needed"}
+
+SENTENCES = [(re.compile(pattern), words) for pattern, words in [
+    # procurement.services
+    (r"draft started in chat", pgettext_lazy("agent sentence", "draft started in chat")),
+    (r"request confirmed", pgettext_lazy("agent sentence", "request confirmed and sent")),
+    (r"amended to revision (?P<revision>\d+)", pgettext_lazy("agent sentence", "amended to revision %(revision)s")),
+    (r"cancelled by the requester", pgettext_lazy("agent sentence", "cancelled by the requester")),
+    # procurement.steps
+    (r"previous requisition and budget released",
+     pgettext_lazy("agent sentence", "the previous ERP requisition was cancelled and its budget released")),
+    (rf"awarded to (?P<supplier>.+): {AMOUNT.format('total')} incl\. tax",
+     pgettext_lazy("agent sentence", "awarded to %(supplier)s: %(total)s incl. tax")),
+    (rf"{AMOUNT.format('total')} is above every approval limit for (?P<department>\S+)",
+     pgettext_lazy("agent sentence", "%(total)s is above every approval limit for %(department)s")),
+    (r"routed to (?P<rule>\w+): (?P<people>.+)", pgettext_lazy("agent sentence", "routed to %(rule)s: %(people)s")),
+    (rf"{AMOUNT.format('total')} of budget reserved", pgettext_lazy("agent sentence", "%(total)s of budget reserved")),
+    (r"ERP requisition (?P<id>\S+) created", pgettext_lazy("agent sentence", "ERP requisition %(id)s created")),
+    (r"the ERP refused the requisition: .*", pgettext_lazy("agent sentence", "the ERP refused the requisition")),
+    (r"waiting for (?P<rule>\w+) approval", pgettext_lazy("agent sentence", "waiting for approval by %(rule)s")),
+    (r"no approved scope matches this version; nothing was sent",
+     pgettext_lazy("agent sentence", "no approval matches this version; nothing was sent")),
+    (r"ERP purchase order (?P<id>\S+) issued", pgettext_lazy("agent sentence", "ERP purchase order %(id)s issued")),
+    (r"the ERP refused the purchase order: .*", pgettext_lazy("agent sentence", "the ERP refused the purchase order")),
+    (rf"requisitions cancelled; {AMOUNT.format('released')} of budget released",
+     pgettext_lazy("agent sentence", "ERP requisitions cancelled; %(released)s of budget released")),
+    (r"ERP requisition (?P<id>\S+) verified by key",
+     pgettext_lazy("agent sentence", "ERP requisition %(id)s verified with the ERP")),
+    (r"ERP purchase order (?P<id>\S+) verified by key",
+     pgettext_lazy("agent sentence", "ERP purchase order %(id)s verified with the ERP")),
+    # agentstate: receipts, approvals, recovery
+    (r"(?P<operation>[\w.]+): result pending verification \(.*\)",
+     pgettext_lazy("agent sentence", "%(operation)s: result pending verification")),
+    (r"approval \S+ expired at \S+", pgettext_lazy("agent sentence", "nobody decided the approval in time")),
+    (r"lease of \S+ expired; token fenced",
+     pgettext_lazy("agent sentence", "the worker handling it stopped; another one took over")),
+    (r"runnable but idle; handed back to a worker", pgettext_lazy("agent sentence", "idle too long; picked up again")),
+    (r"(?P<operation>[\w.]+) (?P<before>\w+) → (?P<after>\w+)",
+     pgettext_lazy("agent sentence", "%(operation)s: %(before)s → %(after)s")),
+    # procurement.pricing and procurement.budget: the agent's questions
+    (r"The request has no lines yet: what would you like to buy\?",
+     pgettext_lazy("agent sentence", "The request has no lines yet: what would you like to buy?")),
+    (r"We have no quote for (?P<quoted>.+?)\. We can buy: (?P<items>.+?)\. "
+     r"Could you describe it as one of those, or remove it from the request\?",
+     pgettext_lazy("agent sentence", "We have no quote for %(quoted)s. We can buy: %(items)s. Could you describe "
+                   "it as one of those, or remove it from the request?")),
+    (r"We have no quote for (?P<quoted>.+?)\. Could you describe it as one of those, or remove it from the request\?",
+     pgettext_lazy("agent sentence", "We have no quote for %(quoted)s. Could you describe it differently, or "
+                   "remove it from the request?")),
+    (r"No single supplier quotes all of (?P<items>.+) \((?P<who>.+)\)\. "
+     r"A request goes whole to one supplier: could you split it into separate requests\?",
+     pgettext_lazy("agent sentence", "No single supplier quotes all of %(items)s (%(who)s). A request goes whole "
+                   "to one supplier: could you split it into separate requests?")),
+    (rf"The best offer \((?P<supplier>.+)\) totals {AMOUNT.format('total')} including tax, above your cap of "
+     rf"{AMOUNT.format('cap')}\. Raise the cap or change the lines\?",
+     pgettext_lazy("agent sentence", "The best offer (%(supplier)s) totals %(total)s including tax, above your cap "
+                   "of %(cap)s. Raise the cap or change the lines?")),
+    (rf"The department has {AMOUNT.format('available')} of budget left; this request needs "
+     rf"{AMOUNT.format('needed')}\.(?: Reduce the request or ask again later\?)?",
+     pgettext_lazy("agent sentence", "The department has %(available)s of budget left; this request needs "
+                   "%(needed)s. Reduce the request or ask again later?")),
+]]
+QUOTES = pgettext_lazy("agent sentence", "%(supplier)s quotes %(items)s")
+QUOTED = pgettext_lazy("agent sentence", "'%(word)s'")
+LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
+GROUP_SEPARATOR = pgettext_lazy("list separator", "; ")
+
+
+def readable(text: str) -> str:
+    """`text` in the reader's language when it is a sentence the agent writes; else as it is."""
+    found = translate(text)
+    return text if found is None else found
+
+
+def translate(text: str) -> str | None:
+    """`text` in the reader's language, or None when it is no sentence listed here."""
+    text = " ".join(str(text).split())
+    for pattern, words in SENTENCES:
+        match = pattern.fullmatch(text)
+        if match:
+            return str(words) % {name: _part(name, value) for name, value in match.groupdict().items()}
+    return None
+
+
+def event_reason(event) -> str:
+    """Why an event happened, for the timeline: a person's own words as written (a comment, a
+    reason); the agent's sentences in the reader's language; "" for an agent sentence nobody
+    listed, unless the reader reads English (admins open the raw reason under "details")."""
+    reason = getattr(event, "reason", "") or ""
+    if not reason:
+        return ""
+    found = translate(reason)
+    if found is not None:
+        return found
+    if not labels.is_agent(getattr(event, "actor", "")) or (get_language() or "en").startswith("en"):
+        return reason
+    return ""
+
+
+def _part(name: str, value: str) -> str:
+    if value is None:
+        return ""
+    if name in MONEY_PARTS:
+        try:
+            return ntd(Decimal(value.replace(",", "")))
+        except InvalidOperation:
+            return value
+    if name == "rule":
+        return labels.label(labels.RULE_LABELS, value)
+    if name == "operation":
+        return labels.label(labels.OPERATION_LABELS, value)
+    if name in {"before", "after"}:
+        return labels.label(labels.RECEIPT_LABELS, value)
+    if name == "quoted":
+        return str(LIST_SEPARATOR).join(str(QUOTED) % {"word": word}
+                                        for word in re.split(r"', '|' or '", value.strip("'")))
+    if name == "who":
+        return str(GROUP_SEPARATOR).join(str(QUOTES) % {"supplier": supplier, "items": _items(items)}
+                                         for supplier, _, items in (part.partition(" quotes ")
+                                                                    for part in value.split("; ")))
+    if name == "items":
+        return _items(value)
+    return value
+
+
+def _items(value: str) -> str:
+    return str(LIST_SEPARATOR).join(value.split(", "))

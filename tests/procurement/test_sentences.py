@@ -1,0 +1,69 @@
+"""The agent's English sentences read in the reader's language; people's own words stay theirs;
+the worker's host and pid read as "the agent" (procurement.sentences, procurement.labels)."""
+from decimal import Decimal
+from types import SimpleNamespace
+
+import pytest
+from django.utils import translation
+
+from procurement import labels, sentences
+from procurement.budget import BudgetExhausted
+from procurement.pricing import _ask_split, _ask_unknown, _Offer
+
+
+def event(reason, actor="web-1:4242"):
+    return SimpleNamespace(reason=reason, actor=actor)
+
+
+@pytest.fixture
+def zh():
+    with translation.override("zh-hant"):
+        yield
+
+
+@pytest.mark.parametrize("written, read", [
+    ("awarded to Hsinchu Tech Supply 新竹科技供應: NT$73,290 incl. tax",
+     "決標給 Hsinchu Tech Supply 新竹科技供應：含稅 NT$73,290"),
+    ("routed to director: frank", "送交處長核准：frank"),
+    ("NT$1,050,000 of budget reserved", "已保留預算 NT$1,050,000 (105 萬)"),
+    ("ERP purchase order PO-000123 issued", "已在 ERP 開立採購單 PO-000123"),
+    ("erp.purchase_order.issue: result pending verification (timed out)", "採購單：結果待確認"),
+    ("erp.requisition.create unknown → confirmed", "ERP 請購單：結果待確認 → 已確認"),
+    ("the ERP refused the purchase order: supplier blocked", "ERP 拒絕了採購單"),
+    (str(BudgetExhausted(Decimal("1000"), Decimal("73290"))) + " Reduce the request or ask again later?",
+     "部門預算剩 NT$1,000，這筆請購需要 NT$73,290。要減少請購內容，還是稍後再申請？"),
+    (_ask_unknown(["monitor arm"], ["Laptop", "Monitor"]),
+     "我們沒有「monitor arm」的報價。可以採購的品項有：Laptop、Monitor。能否改寫成其中一項，或從請購中移除？"),
+])
+def test_the_agents_sentences_read_in_zh_hant(zh, written, read):
+    assert sentences.readable(written) == read
+
+
+def test_a_split_question_names_who_quotes_what(zh):
+    offers = [_Offer("Alpha", quotes={"Laptop": 1}), _Offer("Beta", quotes={"Office chair": 1})]
+    read = sentences.readable(_ask_split(["Laptop", "Office chair"], offers))
+    assert read.startswith("沒有一家供應商同時報價 Laptop、Office chair（Alpha 報價 Laptop；Beta 報價 Office chair）")
+
+
+def test_a_persons_comment_is_shown_as_written(zh):
+    assert sentences.event_reason(event("please use the 14-inch model", actor="bob")) == "please use the 14-inch model"
+
+
+def test_an_agent_sentence_nobody_listed_is_not_shown_in_zh_hant_but_is_in_english(zh):
+    assert sentences.event_reason(event("socket timeout talking to 10.0.0.7")) == ""
+    with translation.override("en"):
+        assert sentences.event_reason(event("socket timeout talking to 10.0.0.7")) == "socket timeout talking to 10.0.0.7"
+
+
+def test_the_worker_reads_as_the_agent_and_a_person_by_name(zh):
+    assert labels.actor_label("web-1:4242") == "採購助理"
+    assert labels.actor_label("recovery") == "採購助理"
+    assert labels.actor_label("alice") == "alice"
+    with translation.override("en"):
+        assert labels.actor_label("web-1:4242") == "the agent"
+
+
+def test_every_event_of_the_transition_table_has_words():
+    from procurement.workflow import TRANSITIONS
+
+    assert {t.event for t in TRANSITIONS} - set(labels.EVENT_LABELS) == set()
