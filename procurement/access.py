@@ -10,7 +10,7 @@ MANAGER, DIRECTOR = Membership.Role.MANAGER, Membership.Role.DIRECTOR
 
 
 def _deciders(department, role):
-    rows = Membership.objects.filter(role=role, user__is_active=True)
+    rows = Membership.objects.filter(role=role, user__is_active=True).select_related("user")
     if role == DIRECTOR:
         return rows.filter(Q(department=department) | Q(department__isnull=True))
     return rows.filter(department=department)
@@ -21,8 +21,9 @@ def approval_route(*, department, total: Decimal, requester) -> dict | None:
 
     Within the department manager's limit: the managers (and directors, who may decide
     what a manager could). Above it: the directors whose limit covers it."""
-    managers = [m for m in _deciders(department, MANAGER) if m.approval_limit >= total and m.user_id != requester.pk]
-    directors = [m for m in _deciders(department, DIRECTOR) if m.approval_limit >= total and m.user_id != requester.pk]
+    all_managers, all_directors = list(_deciders(department, MANAGER)), list(_deciders(department, DIRECTOR))
+    managers = [m for m in all_managers if m.approval_limit >= total and m.user_id != requester.pk]
+    directors = [m for m in all_directors if m.approval_limit >= total and m.user_id != requester.pk]
     if managers:
         rule = "manager"
     elif directors:
@@ -32,7 +33,10 @@ def approval_route(*, department, total: Decimal, requester) -> dict | None:
     people = managers + directors
     return {"rule": rule, "user_ids": sorted({m.user_id for m in people}),
             "usernames": sorted({m.user.username for m in people}), "total": str(total),
-            "department": department.code}
+            "department": department.code,
+            # The limits the total was measured against, frozen so the page can say why it came here.
+            "manager_limit": str(max((m.approval_limit for m in all_managers), default=0)),
+            "director_limit": str(max((m.approval_limit for m in all_directors), default=0))}
 
 
 def may_decide(user, approval) -> str | None:

@@ -1,7 +1,14 @@
 """Reads for the pages: a fixed number of queries however many rows there are."""
+from decimal import Decimal
+
+from django.db.models import Max, Q
+from django.utils.translation import pgettext_lazy
+
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, Task, TaskEvent
+
+from .models import Department, Membership
 
 
 def approvals_pending_for(user):
@@ -10,13 +17,82 @@ def approvals_pending_for(user):
             .select_related("task__initiator").order_by("created_at"))
 
 
+def approvals_visible_to(user):
+    """Approvals `user` may read: those routed to them, and, for a manager or director, those of the
+    departments they decide for (all departments for a director without one, or an admin)."""
+    if not user.is_authenticated or not user.is_active:
+        return Approval.objects.none()
+    if user.is_superuser:
+        return Approval.objects.all()
+    deciding = Membership.objects.filter(user=user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR])
+    if deciding.filter(department__isnull=True).exists():
+        return Approval.objects.all()
+    routed = Approval.objects.filter(approvers=user).values("pk")
+    return Approval.objects.filter(Q(pk__in=routed) | Q(task__tenant__in=deciding.values("department__code")))
+
+
+INBOX_TABS = ("pending", "decided", "all")
+
+
+def inbox_approvals(user, *, tab: str = "pending", department: str = "", search: str = ""):
+    """The inbox list: one tab, narrowed by department code and a search on the request number,
+    the PO number or the requester. Rows carry everything a row shows, in one query."""
+    if tab == "decided":
+        rows = Approval.objects.filter(decided_by=user).order_by("-decided_at")
+    elif tab == "all":
+        rows = approvals_visible_to(user).order_by("-created_at")
+    else:
+        rows = approvals_pending_for(user)
+    if department:
+        rows = rows.filter(task__tenant=department)
+    if search.strip():
+        rows = rows.filter(_search(search.strip()))
+    return rows.select_related("task__initiator", "task__purchase_request__department", "decided_by")
+
+
+def _search(text: str) -> Q:
+    return Q(task__initiator__username__icontains=text) | Q(task__data__purchase_order__id__icontains=text)
+
+
+def inbox_departments(user):
+    """Departments the filter offers: those of the approvals `user` may see."""
+    codes = approvals_visible_to(user).values("task__tenant")
+    return Department.objects.filter(code__in=codes).order_by("code")
+
+
 def approval_for_decider(user, approval_id) -> Approval:
-    """The approval, if `user` is (or was) on its route; 404 otherwise, so ids cannot be probed."""
-    approval = (Approval.objects.filter(pk=approval_id, approvers=user).select_related("task__initiator", "decided_by")
+    """The approval, if `user` may read it (on its route, or deciding for its department);
+    404 otherwise, so ids cannot be probed."""
+    approval = (approvals_visible_to(user).filter(pk=approval_id)
+                .select_related("task__initiator", "task__purchase_request__department", "decided_by")
                 .first() if is_uuid(approval_id) else None)
     if approval is None:
         raise NotFound("No such approval.")
     return approval
+
+
+def approval_route_reason(approval: Approval, limits: dict | None = None) -> dict:
+    """Why the approval came to its approvers, from the rule frozen on it: `rule` ("manager" or
+    "director"), the department manager's limit the total was measured against, the total.
+    Approvals opened before limits were frozen read today's limits from `limits` (see
+    `manager_limits`)."""
+    rule = approval.rule or {}
+    limit = rule.get("manager_limit")
+    if limit is None and limits is not None:
+        limit = limits.get(approval.task.tenant)
+    return {"rule": rule.get("rule", ""), "manager_limit": Decimal(limit) if limit is not None else None,
+            "director_limit": Decimal(rule["director_limit"]) if rule.get("director_limit") else None,
+            "total": Decimal(approval.scope.get("total") or rule.get("total") or 0)}
+
+
+def manager_limits(approvals) -> dict:
+    """Today's highest manager limit per department, for approvals whose rule has none (one query)."""
+    codes = {a.task.tenant for a in approvals if "manager_limit" not in (a.rule or {})}
+    if not codes:
+        return {}
+    rows = (Membership.objects.filter(role=Membership.Role.MANAGER, department__code__in=codes)
+            .values("department__code").annotate(limit=Max("approval_limit")))
+    return {row["department__code"]: row["limit"] for row in rows}
 
 
 def previous_scope(approval: Approval) -> dict | None:
@@ -26,15 +102,26 @@ def previous_scope(approval: Approval) -> dict | None:
     return {"scope": earlier[0], "state_version": earlier[1]} if earlier else None
 
 
-def scope_changes(old: dict | None, new: dict) -> list[str]:
+SCOPE_FIELDS = (("supplier", pgettext_lazy("scope change", "Supplier"), "supplier"),
+                ("total", pgettext_lazy("scope change", "Total (incl. tax)"), "money"),
+                ("lines", pgettext_lazy("scope change", "Lines"), "lines"),
+                ("erp_requisition", pgettext_lazy("scope change", "ERP requisition"), "text"),
+                ("cost_centre", pgettext_lazy("scope change", "Cost centre"), "text"))
+
+
+def scope_changes(old: dict | None, new: dict) -> list[dict]:
+    """What differs between two scopes, structured so a page or a mail renders the label and the
+    money in its reader's language: each `{"field", "label", "kind", "before", "after"}`, where
+    `kind` is "money" (a decimal string), "supplier" (its name), "lines" (a list of
+    "quantity × description") or "text"."""
     if old is None:
         return []
     changes = []
-    for key, label in (("supplier", "supplier"), ("total", "total"), ("lines", "lines"),
-                       ("erp_requisition", "ERP requisition"), ("cost_centre", "cost centre")):
+    for key, label, kind in SCOPE_FIELDS:
         before, after = old.get(key), new.get(key)
         if before != after:
-            changes.append(f"{label}: {_short(before)} → {_short(after)}")
+            changes.append({"field": key, "label": label, "kind": kind,
+                            "before": _plain(before, kind), "after": _plain(after, kind)})
     return changes
 
 
@@ -44,8 +131,14 @@ def changes_since(approval: Approval) -> dict:
     return {
         "events_since": list(TaskEvent.objects.filter(task_id=approval.task_id, version__gt=approval.state_version)
                              .order_by("id")),
-        "current_approval": Approval.objects.filter(task_id=approval.task_id, status=Approval.Status.PENDING).first(),
+        "current_approval": current_approval(approval),
     }
+
+
+def current_approval(approval: Approval) -> Approval | None:
+    """The approval now open for the same task, if it is another one."""
+    return (Approval.objects.filter(task_id=approval.task_id, status=Approval.Status.PENDING)
+            .exclude(pk=approval.pk).first())
 
 
 def task_timeline(task: Task) -> Task:
@@ -54,9 +147,9 @@ def task_timeline(task: Task) -> Task:
             .prefetch_related("events", "receipts", "approvals", "checkpoints", "purchase_request__lines").get())
 
 
-def _short(value) -> str:
-    if isinstance(value, dict):
-        return value.get("name") or str(value)
-    if isinstance(value, list):
-        return ", ".join(f"{line.get('quantity')} × {line.get('description')}" for line in value)
-    return str(value)
+def _plain(value, kind: str):
+    if kind == "supplier" and isinstance(value, dict):
+        return value.get("name") or ""
+    if kind == "lines" and isinstance(value, list):
+        return [f"{line.get('quantity')} × {line.get('description')}" for line in value]
+    return "" if value is None else str(value)

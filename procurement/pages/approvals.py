@@ -1,58 +1,133 @@
-"""Manager pages: the inbox and the approval page that shows exactly what a click will do."""
+"""Manager pages: the inbox (with exports) and the approval page that shows exactly what a click
+will do, why it came to this person, and, once decided, who decided what."""
+from decimal import Decimal
+
+from django import forms
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound
 
 from .. import selectors, services
+from . import inbox as inbox_rows
+
+DECIDED = ("approved", "rejected", "returned")
 
 
 @login_required
+@require_GET
+@vary_on_headers("HX-Request")
 def inbox(request):
-    approvals = list(selectors.approvals_pending_for(request.user))
-    return render(request, "procurement/inbox.html", {"approvals": approvals})
+    form = inbox_rows.InboxFilter(request.GET)
+    filters = form.filters()
+    page = Paginator(selectors.inbox_approvals(request.user, **filters), inbox_rows.PER_PAGE).get_page(
+        request.GET.get("page"))
+    context = {"form": form, "filters": filters, "page": page, "rows": inbox_rows.rows(page.object_list),
+               "departments": list(selectors.inbox_departments(request.user)),
+               "tabs": form.fields["tab"].choices}
+    template = "procurement/inbox.html#rows" if request.htmx else "procurement/inbox.html"
+    return render(request, template, context)
 
 
 @login_required
+@require_GET
+def inbox_export(request, fmt):
+    if fmt not in ("csv", "xlsx"):
+        raise Http404("No such format.")
+    filters = inbox_rows.InboxFilter(request.GET).filters()
+    rows = inbox_rows.rows(selectors.inbox_approvals(request.user, **filters)[:inbox_rows.EXPORT_LIMIT])
+    filename = f"approvals-{filters['tab']}-{timezone.localdate():%Y%m%d}"
+    return (inbox_rows.export_csv if fmt == "csv" else inbox_rows.export_xlsx)(rows, filename)
+
+
+@login_required
+@require_GET
 def approval_page(request, approval_id):
     approval = _approval(request.user, approval_id)
+    return render(request, "procurement/approval.html", approval_context(request.user, approval))
+
+
+def approval_context(user, approval) -> dict:
+    """Everything the approval page shows. Safe for every status and for a task between an
+    amendment and its re-award (no award, no requisition): it reads the approval's own scope."""
+    task = approval.task
+    purchase = getattr(task, "purchase_request", None)
     previous = selectors.previous_scope(approval)
-    return render(request, "procurement/approval.html", {
-        "approval": approval, "scope": approval.scope, "task": approval.task,
-        "comparison": approval.task.data.get("award", {}).get("comparison", []),
-        "previous": previous, "changes": selectors.scope_changes(previous and previous["scope"], approval.scope),
-    })
+    reason = selectors.approval_route_reason(approval, selectors.manager_limits([approval]))
+    award = task.data.get("award") or {}
+    same_award = award.get("total") == approval.scope.get("total") and award.get("supplier") == (
+        approval.scope.get("supplier") or {}).get("name")
+    return {
+        "approval": approval, "scope": approval.scope, "task": task, "purchase": purchase,
+        "reason": reason, "reason_words": inbox_rows.route_words(reason),
+        "routed_to": (approval.rule or {}).get("usernames", []),
+        "over_cap": bool(purchase and purchase.budget is not None
+                         and Decimal(approval.scope.get("total") or 0) > purchase.budget),
+        "comparison": award.get("comparison", []) if same_award else [],
+        "previous": previous,
+        "changes": selectors.scope_changes(previous and previous["scope"], approval.scope),
+        "decided": approval if approval.status in DECIDED else None,
+        "po_number": (task.data.get("purchase_order") or {}).get("id", ""),
+        "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
+        "may_decide": approval.status == "pending" and approval.approvers.filter(pk=user.pk).exists(),
+        "form": DecisionForm(),
+    }
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", gettext_lazy("Approve")), ("reject", gettext_lazy("Reject")),
+                                          ("return", gettext_lazy("Return for revision"))])
+    state_version = forms.IntegerField(min_value=1, error_messages={
+        "invalid": gettext_lazy("The form did not say which version you saw; reload the page."),
+        "required": gettext_lazy("The form did not say which version you saw; reload the page.")})
+    scope_hash = forms.CharField(required=False, max_length=64)
+    comment = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("decision") == "reject" and not data.get("comment", "").strip():
+            self.add_error("comment", _("A comment is required to reject: say why."))
+        if data.get("decision") == "return" and not data.get("comment", "").strip():
+            self.add_error("comment", _("A comment is required to return it: say what should change."))
+        return data
+
+    def messages(self) -> list[str]:
+        return [message for errors in self.errors.values() for message in errors]
 
 
 @login_required
 @require_POST
+@vary_on_headers("HX-Request")
 def decide(request, approval_id):
     approval = _approval(request.user, approval_id)
-    context = {"approval": approval}
-    status = 200
-    try:
-        state_version = int(request.POST.get("state_version", ""))
-    except ValueError:
-        state_version = None
-    decision = request.POST.get("decision", "")
-    try:
-        if state_version is None:
-            raise DomainError("The form did not say which version you saw; reload the page.")
-        services.approval_decide(approval_id=approval.pk, user=request.user, decision=decision,
-                                 state_version=state_version, scope_hash=request.POST.get("scope_hash") or "",
-                                 comment=request.POST.get("comment", ""))
-        approval.refresh_from_db()
-        context["decided"] = approval
-    except NotFound:
-        raise Http404("No such approval.")
-    except DomainError as exc:
-        status = exc.http_status
-        context |= {"error": str(exc), "stale": isinstance(exc, Conflict),
-                    "current_version": exc.extra.get("current_version")}
-        if context["stale"]:
-            context |= selectors.changes_since(approval)
+    form = DecisionForm(request.POST)
+    context, status = {"approval": approval, "may_decide": True}, 200
+    if not form.is_valid():
+        context |= {"error": " ".join(form.messages())}
+        status = 400
+    else:
+        try:
+            data = form.cleaned_data
+            services.approval_decide(approval_id=approval.pk, user=request.user, decision=data["decision"],
+                                     state_version=data["state_version"], scope_hash=data["scope_hash"],
+                                     comment=data["comment"])
+            approval = selectors.approval_for_decider(request.user, approval.pk)
+            context |= {"approval": approval, "decided": approval, "just_decided": True}
+        except NotFound:
+            raise Http404("No such approval.")
+        except DomainError as exc:
+            status = exc.http_status
+            context |= {"error": str(exc), "stale": isinstance(exc, Conflict),
+                        "current_version": exc.extra.get("current_version")}
+            if context["stale"]:
+                context |= selectors.changes_since(approval)
     template = "procurement/approval.html#decision-result" if request.htmx else "procurement/decision.html"
     return render(request, template, context, status=status)
 

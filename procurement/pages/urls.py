@@ -12,6 +12,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
+    path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
     path("memory/", memory.memory_list, name="memory-list"),
