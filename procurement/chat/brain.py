@@ -4,10 +4,12 @@ A brain only proposes. Its action is data, validated against the schemas below b
 runtime looks at it; there is no action that approves, changes a limit or marks a step done.
 """
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Protocol
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 from ..limits import MAX_DESCRIPTION_CHARS, MAX_QUANTITY
 
@@ -21,7 +23,8 @@ MONEY = {"type": ["string", "number", "null"], "pattern": r"^\d{1,12}(\.\d{1,2})
 TEXT = {"type": "string", "maxLength": 500}
 DRAFT_FIELDS = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
     "department": {"type": "string", "minLength": 1, "maxLength": 20}, "lines": LINES, "justification": TEXT,
-    "budget": MONEY, "notes": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 10}}}
+    "budget": MONEY, "budget_tax": {"enum": ["included", "excluded", ""]},
+    "notes": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 10}}}
 AMEND_FIELDS = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
     "lines": LINES, "justification": TEXT, "budget": MONEY}}
 NO_ARGS = {"type": "object", "additionalProperties": False, "properties": {}}
@@ -93,14 +96,40 @@ class Amend(Action):
 
 @dataclass(frozen=True)
 class Cancel(Action):
+    task_id: str = ""
+    ref: str = ""
+    item: str = ""
     name = "cancel"
-    description = "Cancel the request (the requester will be asked to confirm)."
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "task_id": {"type": "string", "pattern": r"^([0-9a-fA-F-]{32,36})?$"},
+        "ref": {"type": "string", "maxLength": 40}, "item": {"type": "string", "maxLength": 100}}}
+    description = ("Cancel a request: this conversation's, or one of hers named by task_id, number (ref) or item. "
+                   "The requester is asked to confirm first.")
+
+
+TOPICS = ("status", "po", "why", "change", "list", "unknown")
 
 
 @dataclass(frozen=True)
 class Status(Action):
+    topic: str = "status"
+    task_id: str = ""
+    ref: str = ""
+    item: str = ""
+    open_only: bool = False
     name = "status"
-    description = "Report where the request stands, from its recorded state."
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "topic": {"enum": list(TOPICS)},
+        "task_id": {"type": "string", "pattern": r"^([0-9a-fA-F-]{32,36})?$"},
+        "ref": {"type": "string", "maxLength": 40}, "item": {"type": "string", "maxLength": 100},
+        "open_only": {"type": "boolean"}}}
+    description = ("Answer a question about the requester's own requests from the records (never from the "
+                   "conversation): topic status (where it stands), po (the purchase order number and what was "
+                   "ordered), why (why it was rejected, returned or put in review: the approver's comment), "
+                   "change (what to change after a return), list (her requests; open_only for the open ones), "
+                   "unknown (anything the records cannot tell, such as delivery dates). Pick the request by "
+                   "task_id, by a number she gave (ref, e.g. REQ-000012 or PO-000003) or by item; none means "
+                   "this conversation's request or her latest. Creates and changes nothing.")
 
 
 @dataclass(frozen=True)
@@ -146,57 +175,12 @@ def _normalised(fields: dict) -> dict:
     return fields
 
 
-_JSON_TYPES = {"string": str, "object": dict, "array": list, "null": type(None), "number": (int, float)}
-
-
 def check(value, schema: dict, where: str):
-    """A small JSON-schema subset: enough for the action schemas, no dependency."""
-    types = schema.get("type")
-    if types is not None:
-        types = [types] if isinstance(types, str) else types
-        if not any(_is(value, t) for t in types):
-            raise InvalidAction(f"{where}: expected {' or '.join(types)}, got {type(value).__name__}.")
-    if "enum" in schema and value not in schema["enum"]:
-        raise InvalidAction(f"{where}: must be one of {', '.join(map(str, schema['enum']))}.")
-    if value is None:
-        return
-    if isinstance(value, str):
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 10**6):
-            raise InvalidAction(f"{where}: length {len(value)} is out of range.")
-        if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
-            raise InvalidAction(f"{where}: {value[:40]!r} is not in the expected format.")
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
-        if value < schema.get("minimum", value) or value > schema.get("maximum", value):
-            raise InvalidAction(f"{where}: {value} is out of range.")
-    if isinstance(value, list):
-        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", 10**6):
-            raise InvalidAction(f"{where}: {len(value)} items is out of range.")
-        for n, item in enumerate(value):
-            check(item, schema.get("items", {}), f"{where}[{n}]")
-    if isinstance(value, dict):
-        _check_object(value, schema, where)
-
-
-def _check_object(value: dict, schema: dict, where: str):
-    properties = schema.get("properties", {})
-    for name in schema.get("required", []):
-        if name not in value:
-            raise InvalidAction(f"{where}: {name} is required.")
-    if schema.get("additionalProperties") is False and set(value) - set(properties):
-        raise InvalidAction(f"{where}: unexpected {', '.join(sorted(set(value) - set(properties)))}.")
-    if len(value) < schema.get("minProperties", 0):
-        raise InvalidAction(f"{where}: nothing given.")
-    for name, item in value.items():
-        if name in properties:
-            check(item, properties[name], f"{where}.{name}")
-
-
-def _is(value, json_type: str) -> bool:
-    if json_type == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if json_type == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, _JSON_TYPES[json_type])
+    """`value` against the action's JSON schema (jsonschema); InvalidAction names the first fault."""
+    error = best_match(Draft202012Validator(schema).iter_errors(value))
+    if error is not None:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise InvalidAction(f"{where}{path}: {error.message[:200]}")
 
 
 # -- what a brain sees ---------------------------------------------------------------
@@ -214,6 +198,14 @@ class TaskView:
     question: str = ""                             # what the agent asked the requester (awaiting_input)
     receipts: list = field(default_factory=list)   # each {operation, status, external_id}
     approvals: list = field(default_factory=list)  # each {status, state_version, approvers}
+    number: str = ""                               # the ERP requisition number (REQ-…), once created
+    po_number: str = ""                            # the purchase order number (PO-…), once issued
+    supplier: str = ""
+    subtotal: str | None = None                    # the award, untaxed and tax-inclusive
+    total: str | None = None
+    waiting_on: dict = field(default_factory=dict)  # {"who": usernames or "requester", "since": iso time}
+    decision: dict = field(default_factory=dict)   # newest decided approval: status, by, at, comment
+    created_at: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,7 +220,7 @@ class MemoryView:
 @dataclass(frozen=True)
 class Context:
     message: str
-    lang: str                                   # "en" or "zh", from the message itself
+    lang: str                                   # "en" or "zh": the message's, else the conversation's
     username: str
     departments: tuple = ()                     # the requester's departments, from Membership
     catalogue: tuple = ()                       # items somebody quotes
@@ -240,6 +232,8 @@ class Context:
     choices: tuple = ()                         # task ids the last agent turn offered
     candidates: tuple = ()                      # the requester's open tasks (TaskView), newest first
     memory: tuple = ()                          # MemoryView entries in scope
+    requests: tuple = ()                        # the requester's recent requests (TaskView), newest first
+    about: str = ""                             # the request the last answer was about (task id)
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -257,6 +251,7 @@ class Proposal:
     memory_used: tuple = ()      # ids of the memory entries (from the context) this answer relied on
     brain: str = ""              # which brain answered, for the turn's record
     fallback: str = ""           # why the preferred brain did not answer, if it did not
+    keep_confirming: bool = False  # a hold: the draft shown stays the one a later yes confirms
 
 
 class Brain(Protocol):

@@ -9,7 +9,7 @@ from agentstate.models import Task, Turn
 from .. import workflow
 from ..models import Membership, Quote
 from . import draft as drafts
-from . import lexicon, memory_seam
+from . import facts, lexicon, memory_seam
 from .brain import Context, MemoryView, TaskView
 
 RECENT_TURNS = 12        # enough to follow a question and its answer; older talk lives in the summary
@@ -18,7 +18,6 @@ SUMMARY_CHARS = 1000
 MEMORY_ENTRIES = 20
 MEMORY_CHARS = 300
 CANDIDATES = 5           # open tasks offered to "continue"
-RECEIPTS, APPROVALS = 6, 3
 
 
 def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
@@ -26,8 +25,9 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
     # Read afresh: a Session object held by the caller may cache an old copy of its task.
     task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+    requests = tuple(facts.my_requests(user))
     return Context(
-        message=message, lang=lexicon.language(message), username=user.get_username(),
+        message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
         departments=departments_of(user), catalogue=catalogue(),
         turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
         task=task_view(task) if task else None,
@@ -37,7 +37,8 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
         candidates=tuple(open_tasks(user, exclude=task.pk if task else None))
         if task is None or task.state in workflow.TERMINAL else (),
         memory=tuple(MemoryView(e["id"], e["version"], e["scope"], e["kind"], e["content"][:MEMORY_CHARS])
-                     for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]))
+                     for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]),
+        requests=requests, about=last_agent.get("about") or "")
 
 
 def departments_of(user) -> tuple:
@@ -52,20 +53,8 @@ def catalogue() -> tuple:
 
 
 def task_view(task: Task) -> TaskView:
-    draft = task.data.get("draft") or {}
-    if task.state == workflow.DRAFT:  # nothing submitted, nothing outside: the draft is all there is
-        return TaskView(id=str(task.pk), state=task.state, version=task.version, draft=draft,
-                        lines=draft.get("lines") or [], justification=draft.get("justification", ""),
-                        budget=draft.get("budget"))
-    lines, justification, budget = request_fields(task)
-    receipts = [{"operation": r.operation, "status": r.status, "external_id": r.external_id}
-                for r in task.receipts.order_by("-created_at")[:RECEIPTS]][::-1]
-    approvals = [{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", [])}
-                 for a in task.approvals.order_by("-created_at")[:APPROVALS]]
-    question = task.data.get("question", "") if task.state == workflow.AWAITING_INPUT else ""
-    return TaskView(id=str(task.pk), state=task.state, version=task.version, draft=draft, lines=lines,
-                    justification=justification or "", budget=None if budget is None else str(budget),
-                    question=question or "", receipts=receipts, approvals=approvals)
+    """The request as State has it now (one read with its lines, receipts and approvals)."""
+    return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
 
 
 def request_fields(task: Task) -> tuple[list, str, object]:
@@ -81,11 +70,7 @@ def request_fields(task: Task) -> tuple[list, str, object]:
 
 def open_tasks(user, *, exclude=None) -> list[TaskView]:
     """The caller's own unfinished purchase tasks, newest first: what "continue" may attach to."""
-    tasks = (Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.TERMINAL)
-             .order_by("-created_at", "-pk"))
-    if exclude is not None:
-        tasks = tasks.exclude(pk=exclude)
-    return [task_view(t) for t in tasks[:CANDIDATES]]
+    return facts.my_requests(user, limit=CANDIDATES, open_only=True, exclude=exclude, drafts=True)
 
 
 def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str) -> str:

@@ -8,17 +8,18 @@ from django.db import transaction
 
 from agentstate.errors import Conflict, DomainError, NotFound, StaleVersion
 from agentstate.kinds import get_kind
-from agentstate.models import Session, Task, Turn
+from agentstate.models import Receipt, Session, Task, TaskEvent, Turn
 
-from .. import services, workflow
+from .. import erp, services, workflow
 from ..models import Department
 from ..pricing import match_item
 from . import draft as drafts
-from . import memory_seam
-from .brain import Context, InvalidAction, Proposal, parse_action
-from .context import open_tasks, task_view
+from . import facts, memory_seam
+from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
+from .context import task_view
 from .phrases import join, say
-from .status import open_tasks_reply, state_words, status_reply
+from .status import (change_reply, list_reply, name_of, po_reply, state_words, status_reply, unknowable_reply,
+                     why_reply)
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Outcome:
     expects: str = ""
     confirming: dict | None = None
     choices: tuple = ()
+    about: str = ""                # the request this answer was about (task id), for a follow-up
 
 
 @dataclass
@@ -105,9 +107,15 @@ def _with_draft_prompt(job: Job, out: Outcome) -> Outcome:
         return out
     draft = task.data.get("draft") or {}
     gaps = drafts.missing(draft)
+    estimate = None if gaps else drafts.tax_matters(draft)
     if gaps:
         out.reply = join(out.reply, drafts.question_for(gaps[0], draft, job.lang, job.ctx.departments))
         out.expects = gaps[0]
+    elif estimate:
+        # A cap met or missed depending on tax: ask once which it is, before anything is confirmed.
+        out.reply = join(out.reply, say("tax_question", job.lang, cap=drafts.money(draft["budget"]),
+                                        subtotal=drafts.money(estimate[0]), total=drafts.money(estimate[1])))
+        out.expects = "budget_tax"
     else:
         out.reply = join(out.reply, drafts.confirm_prompt(draft, job.lang))
         out.expects, out.confirming = "confirm_submit", {"action": "submit", "task": str(task.pk),
@@ -121,16 +129,74 @@ def reply_only(job: Job) -> Outcome:
     offered = {t.id for t in job.ctx.candidates}
     question = getattr(job.action, "question", "")
     reply = job.proposal.reply if question in job.proposal.reply else join(job.proposal.reply, question)
-    return Outcome(reply=reply, did=job.action.name,
-                   task=job.task(), expects=job.proposal.expects,
-                   choices=tuple(c for c in job.proposal.choices if c in offered))
+    held = job.ctx.confirming if job.proposal.keep_confirming else None
+    return Outcome(reply=reply, did=job.action.name, task=job.task(), expects=job.proposal.expects,
+                   confirming=held, choices=tuple(c for c in job.proposal.choices if c in offered))
+
+
+ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply}
 
 
 def status(job: Job) -> Outcome:
-    # From State only: whatever the brain wrote is not used.
-    task = job.task()
-    reply = status_reply(task_view(task), job.lang) if task else open_tasks_reply(open_tasks(job.user), job.lang)
-    return Outcome(reply=reply, did="status", task=task)
+    """A question about her requests, answered from State only; it creates and changes nothing."""
+    action, lang = job.action, job.lang
+    if action.topic == "list":
+        tasks = facts.my_requests(job.user, open_only=action.open_only)
+        return Outcome(reply=list_reply(tasks, lang, open_only=action.open_only), did="status", task=job.task())
+    target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change"))
+    if not_found:
+        return Outcome(reply=not_found, did="status", task=job.task())
+    if target is None:
+        reply = unknowable_reply(None, lang) if action.topic == "unknown" else list_reply([], lang, open_only=True)
+        return Outcome(reply=reply, did="status", task=job.task())
+    if action.topic == "why":
+        reply = why_reply(target, lang, review_reason=_review_reason(target))
+    elif action.topic == "unknown":
+        reply = unknowable_reply(target, lang)
+    else:
+        reply = ANSWERS[action.topic](target, lang)
+    return Outcome(reply=reply, did="status", task=job.task(), about=target.id)
+
+
+def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: bool = False
+            ) -> tuple[TaskView | None, str]:
+    """(the request the question points at, "" ) or (None, a not-found answer that reveals nothing)."""
+    lang = job.lang
+    if action.task_id or action.ref:
+        task_id = action.task_id or _by_number(job.user, action.ref)
+        owned = bool(task_id) and Task.objects.filter(pk=task_id, initiator=job.user, kind=workflow.KIND).exists()
+        if not owned:
+            return None, say("not_found_ref", lang, ref=action.ref or action.task_id[:8])
+        return facts.view_of(task_id), ""
+    if action.item:
+        item = match_item(action.item, job.ctx.catalogue)
+        mine = [job.ctx.task] if job.ctx.task and job.ctx.task.state != workflow.DRAFT else []
+        views = [*mine, *job.ctx.requests]
+        if open_first:
+            views.sort(key=lambda v: v.state in workflow.TERMINAL)
+        for view in views:
+            if any(match_item(line["description"], job.ctx.catalogue) == item for line in view.lines):
+                return facts.view_of(view.id), ""
+        return None, say("not_found_item", lang, item=drafts.item_name(item or action.item, lang))
+    current = job.task()
+    if current is not None and not (prefer_submitted and current.state == workflow.DRAFT and job.ctx.requests):
+        return task_view(current), ""
+    return (facts.view_of(job.ctx.requests[0].id), "") if job.ctx.requests else (None, "")
+
+
+def _by_number(user, ref: str) -> str:
+    """The task behind a REQ or PO number, among the caller's own requests only."""
+    found = Receipt.objects.filter(task__initiator=user, task__kind=workflow.KIND, external_id__iexact=ref,
+                                   operation__in=(erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER))
+    task_id = found.values_list("task_id", flat=True).first()
+    return str(task_id) if task_id else ""
+
+
+def _review_reason(view: TaskView) -> str:
+    if view.state != workflow.NEEDS_REVIEW:
+        return ""
+    event = TaskEvent.objects.filter(task_id=view.id, to_state=workflow.NEEDS_REVIEW).order_by("-version").first()
+    return event.reason if event else ""
 
 
 def update_draft(job: Job) -> Outcome:
@@ -164,7 +230,7 @@ def submit(job: Job) -> Outcome:
     lines = _checked_lines(job, draft["lines"], complete=True)
     task = services.request_submit(
         requester=job.user, department=draft["department"], lines=lines, justification=draft["justification"],
-        budget=Decimal(draft["budget"]) if draft.get("budget") else None, session=job.session, draft=task)
+        budget=drafts.cap_incl_tax(draft), session=job.session, draft=task)
     return Outcome(reply=join(job.proposal.reply, say("submitted", job.lang)), did="submit", task=task)
 
 
@@ -185,12 +251,15 @@ def attach(job: Job) -> Outcome:
 
 
 def amend(job: Job) -> Outcome:
-    task = _current(job)
+    task = _amend_target(job)
     if task.state == workflow.DRAFT:  # a draft's edits are its own event in the table
         return update_draft(job)
     get_kind(task.kind).transition(task.state, "amend")
     _own(job, task)
-    job.same_as_seen(task)
+    if task.pk == job.session.task_id:
+        job.same_as_seen(task)
+    else:
+        _same_as_listed(job, task)
     fields = job.action.fields
     lines = _checked_lines(job, fields["lines"], complete=True) if "lines" in fields else None
     answering = task.state == workflow.AWAITING_INPUT and lines is None
@@ -198,23 +267,56 @@ def amend(job: Job) -> Outcome:
         task_id=task.pk, user=job.user, expected_version=task.version, lines=lines,
         justification=fields.get("justification"),
         budget=Decimal(fields["budget"]) if fields.get("budget") else None)
-    reply = say("answered", job.lang) if answering else say("amended", job.lang, revision=task.data.get("revision"))
-    return Outcome(reply=join(job.proposal.reply, reply), did="amend", task=task)
+    what = drafts.describe_lines(facts.view_of(task.pk).lines, job.lang)
+    reply = say("answered", job.lang) if answering else say("amended", job.lang, what=what,
+                                                             revision=task.data.get("revision"))
+    return Outcome(reply=join(job.proposal.reply, reply), did="amend", task=task, about=str(task.pk))
+
+
+def _amend_target(job: Job) -> Task:
+    """This conversation's open request; failing that, the one the last answer was about
+    (「為什麼被退回？」 then 「好，改回兩台」 in a new conversation)."""
+    task = job.task()
+    if task is not None and task.state not in workflow.TERMINAL:
+        return task
+    if job.ctx.about:
+        about = Task.objects.filter(pk=job.ctx.about, initiator=job.user, kind=workflow.KIND).first()
+        if about is not None:
+            return about
+    return _current(job)
+
+
+def _same_as_listed(job: Job, task: Task):
+    seen = next((t for t in job.ctx.requests if t.id == str(task.pk)), None)
+    if seen is None or seen.version != task.version:
+        raise StaleVersion(f"Proposed for version {seen and seen.version}, found {task.version}.")
 
 
 def cancel(job: Job) -> Outcome:
-    task = _current(job)
+    action = job.action
+    if action.task_id or action.ref or action.item:
+        view, not_found = _target(job, action, open_first=True)
+        if not_found or view is None:
+            return Outcome(reply=not_found or say("no_open_task", job.lang), did="none", outcome="refused",
+                           task=job.task())
+        task = Task.objects.get(pk=view.id)
+    elif job.ctx.expects == "confirm_cancel" and job.ctx.confirming and job.ctx.confirming.get("action") == "cancel":
+        task = Task.objects.filter(pk=job.ctx.confirming["task"], initiator=job.user).first() or _current(job)
+    else:
+        task = _current(job)
     get_kind(task.kind).transition(task.state, "cancel")
     _own(job, task)
     confirmed = {"action": "cancel", "task": str(task.pk)}
     if task.state != workflow.DRAFT and job.ctx.confirming != confirmed:
         # Cancelling undoes work outside (the ERP requisition): the requester says yes first.
-        what = drafts.describe_lines(task_view(task).lines, job.lang)
-        reply = say("confirm_cancel", job.lang, what=what, state=state_words(task.state, job.lang))
-        return Outcome(reply=reply, did="none", outcome="confirm", task=task, expects="confirm_cancel",
-                       confirming=confirmed)
+        view = task_view(task)
+        reply = say("confirm_cancel", job.lang, number=name_of(view, job.lang),
+                    what=drafts.describe_lines(view.lines, job.lang), state=state_words(task.state, job.lang))
+        return Outcome(reply=reply, did="none", outcome="confirm", task=job.task() or task, expects="confirm_cancel",
+                       confirming=confirmed, about=str(task.pk))
     task = services.request_cancel(task_id=task.pk, user=job.user, reason="cancelled in chat")
-    return Outcome(reply=join(job.proposal.reply, say("cancelled", job.lang)), did="cancel", task=task)
+    return Outcome(reply=join(job.proposal.reply, say("cancelled", job.lang)), did="cancel", task=task,
+                   about=str(task.pk))
 
 
 def propose_memory(job: Job) -> Outcome:

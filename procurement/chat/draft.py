@@ -4,13 +4,28 @@ Shared by the rule brain (to ask one thing at a time) and the runtime (which dec
 itself whether a draft may be confirmed, whatever a brain said)."""
 from decimal import Decimal
 
-from ..pricing import match_item
+from django.utils import timezone
+from django.utils.translation import pgettext_lazy
+
+from ..models import Quote
+from ..pricing import TAX_RATE, award, cents, match_item
+from ..templatetags.money import ntd
+from .phrases import in_lang, listed, say
 
 # Asked in this order, one at a time. A budget cap and notes are optional.
 REQUIRED = ("item", "quantity", "department", "justification")
 
-ITEM_ZH = {"Laptop": "筆電", "Monitor": "螢幕", "Keyboard": "鍵盤", "USB-C dock": "USB-C 擴充座",
-           "Office chair": "辦公椅"}
+ITEM_NAMES = {"Laptop": pgettext_lazy("catalogue item", "Laptop"),
+              "Monitor": pgettext_lazy("catalogue item", "Monitor"),
+              "Keyboard": pgettext_lazy("catalogue item", "Keyboard"),
+              "USB-C dock": pgettext_lazy("catalogue item", "USB-C dock"),
+              "Office chair": pgettext_lazy("catalogue item", "Office chair")}
+# "How many laptops": the word for an unknown number of the item.
+PLURALS = {"Laptop": pgettext_lazy("catalogue items", "laptops"),
+           "Monitor": pgettext_lazy("catalogue items", "monitors"),
+           "Keyboard": pgettext_lazy("catalogue items", "keyboards"),
+           "USB-C dock": pgettext_lazy("catalogue items", "USB-C docks"),
+           "Office chair": pgettext_lazy("catalogue items", "office chairs")}
 
 
 def missing(draft: dict) -> list[str]:
@@ -33,57 +48,86 @@ def unknown_items(lines: list[dict], catalogue) -> list[str]:
 
 
 def item_name(item: str, lang: str) -> str:
-    return ITEM_ZH.get(item, item) if lang == "zh" else item
+    return in_lang(ITEM_NAMES[item], lang) if item in ITEM_NAMES else item
 
 
 def describe_lines(lines: list[dict], lang: str) -> str:
-    parts = []
-    for line in lines:
-        name = item_name(line["description"], lang)
-        quantity = line.get("quantity")
-        parts.append(f"{name} × {quantity}" if quantity else (f"{name}（數量未定）" if lang == "zh"
-                                                             else f"{name} (how many?)"))
-    return ("、" if lang == "zh" else ", ").join(parts) or ("（尚無品項）" if lang == "zh" else "(no items yet)")
+    parts = [say("line", lang, item=item_name(line["description"], lang), quantity=line["quantity"])
+             if line.get("quantity") else say("line_open", lang, item=item_name(line["description"], lang))
+             for line in lines]
+    return listed(parts, lang) or say("no_items", lang)
 
 
 def money(value) -> str:
-    return f"NT${Decimal(str(value)):,.0f}"
+    """NT$ without decimals; large sums also in 萬 (one format with the pages)."""
+    return ntd(value)
+
+
+def estimate(lines: list[dict]) -> tuple[Decimal, Decimal] | None:
+    """(subtotal, total) of the best offer for complete lines today, or None if it cannot be priced."""
+    if not lines or any(not line.get("quantity") for line in lines):
+        return None
+    result = award(lines, Quote.objects.select_related("supplier"), timezone.localdate())
+    return (result.subtotal, result.total) if result.supplier else None
+
+
+def cap_incl_tax(draft: dict) -> Decimal | None:
+    """The cap compared with the tax-inclusive total: a cap given before tax gains the 5%."""
+    if not draft.get("budget"):
+        return None
+    cap = Decimal(str(draft["budget"]))
+    return cents(cap * (1 + TAX_RATE)) if draft.get("budget_tax") == "excluded" else cap
+
+
+def tax_matters(draft: dict) -> tuple[Decimal, Decimal] | None:
+    """The estimate, when a cap of unknown basis would be met one way and missed the other."""
+    if not draft.get("budget") or draft.get("budget_tax"):
+        return None
+    found = estimate(draft.get("lines") or [])
+    cap = Decimal(str(draft["budget"]))
+    if found and found[0] <= cap < found[1]:
+        return found
+    return None
+
+
+def describe_budget(draft: dict, lang: str) -> list[str]:
+    if not draft.get("budget"):
+        return []
+    cap = Decimal(str(draft["budget"]))
+    if draft.get("budget_tax") == "excluded":
+        parts = [say("cap_excl", lang, cap=money(cap), incl=money(cap_incl_tax(draft)))]
+    else:
+        parts = [say("cap_incl", lang, cap=money(cap))]
+    found = estimate(draft.get("lines") or []) if draft.get("budget_tax") else None
+    if found:
+        key = "estimate_within" if found[1] <= cap_incl_tax(draft) else "estimate_over"
+        parts.append(say(key, lang, total=money(found[1]), subtotal=money(found[0])))
+    return parts
 
 
 def describe(draft: dict, lang: str) -> str:
     """One plain paragraph of what would be submitted."""
-    zh = lang == "zh"
     parts = [describe_lines(draft.get("lines") or [], lang)]
     if draft.get("department"):
-        parts.append(f"部門 {draft['department']}" if zh else f"department {draft['department']}")
+        parts.append(say("department", lang, code=draft["department"]))
     if draft.get("justification"):
-        parts.append(f"用途：{draft['justification']}" if zh else f"for: {draft['justification']}")
-    if draft.get("budget"):
-        parts.append(f"預算上限 {money(draft['budget'])}" if zh else f"budget cap {money(draft['budget'])}")
-    for note in draft.get("notes") or []:
-        parts.append(f"備註：{note}" if zh else f"note: {note}")
-    return ("；" if zh else "; ").join(parts)
-
-
-QUESTIONS = {
-    "item": ("What would you like to buy?", "請問要買什麼？"),
-    "quantity": ("How many {item} do you need?", "{item}需要幾台（個）？"),
-    "department": ("Which department is this for ({options})?", "這是哪個部門的申請（{options}）？"),
-    "justification": ("What are they for? (a short justification)", "請簡短說明用途。"),
-}
+        parts.append(say("purpose", lang, text=draft["justification"]))
+    parts += describe_budget(draft, lang)
+    parts += [say("note", lang, text=note) for note in draft.get("notes") or []]
+    return listed(parts, lang, clauses=True)
 
 
 def question_for(gap: str, draft: dict, lang: str, departments=()) -> str:
-    english, chinese = QUESTIONS[gap]
     pending = next((line for line in draft.get("lines") or [] if not line.get("quantity")), None)
-    item = item_name(pending["description"], lang) if pending else ""
-    if lang == "en" and item:
-        item = item.lower() + "s"
-    options = " / ".join(departments) or "ENG / OPS"
-    return (chinese if lang == "zh" else english).format(item=item, options=options)
+    item = ""
+    if pending:
+        item = in_lang(PLURALS.get(pending["description"], pending["description"]), lang)
+    return say(f"q_{gap}", lang, item=item, options=" / ".join(departments) or "ENG / OPS")
+
+
+def gap_names(gaps, lang: str) -> str:
+    return listed([say(f"gap_{g}", lang) for g in gaps], lang)
 
 
 def confirm_prompt(draft: dict, lang: str) -> str:
-    if lang == "zh":
-        return f"申請內容：{describe(draft, lang)}。確認送出嗎？（好／不要）"
-    return f"Here is your request: {describe(draft, lang)}. Shall I submit it? (yes / no)"
+    return say("confirm_prompt", lang, what=describe(draft, lang))

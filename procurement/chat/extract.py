@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+import cn2an
+
 from ..pricing import SYNONYMS, match_item
 from . import lexicon
 
@@ -37,7 +39,8 @@ DEPARTMENTS = {"ENG": re.compile(r"\b(eng|engineering)\b|工程部|研發部|工
 CLAUSE_SPLIT = re.compile(r",(?!\d{3}(?:\D|$))|[，;；、。\n]|\s+(?:and|plus|as well as)\s+|和|跟|以及|還有|另外")
 CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\b[^.,;!?]*?\bto\s+(?P<n>{NUMBER})|"
                     rf"\bmake\s+it\s+(?P<n2>{NUMBER})\b|(?P<n3>{NUMBER})\s+instead\b|"
-                    rf"(?:改成|改為|改为|換成|變成|調成|改)\s*(?P<n4>{NUMBER})", re.IGNORECASE)
+                    rf"(?:改成|改為|改为|改回|換成|變成|調成|減為|減到|降為|降到|減少到|增加到|加到|只要|改)\s*(?P<n4>{NUMBER})|"
+                    rf"\b(?:just|only)\s+(?P<n5>{NUMBER})\b", re.IGNORECASE)
 REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
 JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
@@ -50,6 +53,18 @@ UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
     rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+(?:(?:some|the|a|an|{NUMBER})\s+)*"
     r"(?P<what>[^,.;!?]+?)(?=\s+(?:for|under|below|by|to|because)\b|[,.;!?]|$)",
     rf"(?:需要|想要|要買|我要|想買|購買|採購|請購)\s*(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
+
+# Sizes and specs are not quantities: "27-inch", 「27 吋」, "16GB", "4K".
+SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|英吋|\"|”|''|gb\b|tb\b|mb\b|ghz\b|"
+                  r"hz\b|w\b|mm\b|cm\b|公分|核|代)", re.IGNORECASE)
+DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電開掃]))|\ba dozen\b|\bdozen\b)",
+                   re.IGNORECASE)
+# A stated purpose, anywhere in the message: 「新人報到，要兩台螢幕」, 「實驗室要三台」.
+PURPOSE = re.compile(r"報到|新人|新進|新同仁|實習|實驗室|會議室|專案|測試|開發|展示|活動|汰換|更換|替換|壞了|故障|訓練|"
+                     r"上課|教室|辦公室|出差|遠端|在家|\b(?:interns?|new hires?|onboarding|lab|project|testing|"
+                     r"replacement|broken|training|demo|meeting room|classroom|office)\b", re.IGNORECASE)
+PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
+NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
 COUNTED = re.compile(rf"(?:^|\s)(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
@@ -68,6 +83,8 @@ class Extracted:
     notes: list = field(default_factory=list)
     quantity_change: tuple | None = None             # (item or None, n)
     removed: list = field(default_factory=list)      # items to drop
+    conflict: tuple | None = None                    # (item, [quantities]) said twice, differently
+    budget_tax: str = ""                             # "included" / "excluded" when said with the cap
 
     def any(self) -> bool:
         return bool(self.lines or self.department or self.justification or self.budget or self.notes
@@ -87,16 +104,13 @@ def to_int(token: str) -> int | None:
 
 
 def _cn_int(token: str) -> int | None:
+    """Chinese numerals of any size (一百二十、兩千、十二), read by cn2an."""
     if not token or any(ch not in CN_DIGITS and ch not in CN_UNITS for ch in token):
         return None
-    total, digit = 0, None
-    for ch in token:
-        if ch in CN_DIGITS:
-            digit = CN_DIGITS[ch]
-        else:  # 十 alone means 10; 二十 means 20
-            total += (1 if digit is None else digit) * CN_UNITS[ch]
-            digit = None
-    return total + (digit or 0)
+    try:
+        return int(cn2an.cn2an(token.replace("兩", "两"), "smart"))
+    except (ValueError, KeyError, IndexError):
+        return None
 
 
 def to_money(match: re.Match) -> Decimal | None:
@@ -156,20 +170,45 @@ def _unknown(clause: str) -> str:
     return counted.group("what").strip() if counted else ""
 
 
+def _dozens(text: str) -> str:
+    def twelve(match):
+        n = to_int(match.group("n")) if match.group("n") else 1
+        return f" {12 * (n or 1)} "
+    return DOZEN.sub(twelve, text)
+
+
+def prepared(text: str) -> str:
+    """Specs cut out and dozens counted, so neither is read as a quantity."""
+    return _dozens(SPEC.sub(" ", lexicon.traditional(text)))
+
+
+TAX_INCLUDED = re.compile(r"含稅|含税|(?:incl(?:uding|\.)?|with)\s+tax|tax[- ]inclusive|after tax|gross", re.IGNORECASE)
+TAX_EXCLUDED = re.compile(r"未稅|未税|不含稅|稅前|(?:excl(?:uding|\.)?|without|before)\s+tax|pre-?tax|net|untaxed|"
+                          r"tax[- ]exclusive|\+\s*tax|plus tax", re.IGNORECASE)
+
+
+def tax_basis(text: str) -> str:
+    if TAX_EXCLUDED.search(text):
+        return "excluded"
+    return "included" if TAX_INCLUDED.search(text) else ""
+
+
 def extract(text: str, catalogue=(), *, expects: str = "") -> Extracted:
+    text = prepared(text)
     budget, rest = find_money(text)
-    found = Extracted(budget=budget)
+    found = Extracted(budget=budget, budget_tax=tax_basis(text) if budget else "")
     found.lines, found.unknown = _lines(rest, catalogue)
+    found.lines, found.conflict = _settled(found.lines)
     if not lexicon.is_request(text) and not found.lines and not COUNTED.search(rest):
         found.unknown = ""  # "hello" names nothing to buy; "2 monitor arms" does
     codes = [code for code, pattern in DEPARTMENTS.items() if pattern.search(rest)]
     found.department = codes[0] if len(codes) == 1 else None
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n]
-    found.justification = "" if found.notes and not found.lines else _justification(rest)
+    found.justification = "" if found.notes and not found.lines else (_justification(rest) or _purpose(rest, catalogue))
     change = CHANGE.search(rest)
     if change:
-        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4") if g))
+        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4", "n5") if g))
         named = [item for item, _ in found.lines]
         found.quantity_change = (named[0] if named else None, n) if n else None
         found.lines = []
@@ -182,6 +221,38 @@ def extract(text: str, catalogue=(), *, expects: str = "") -> Extracted:
         if bare and to_int(bare.group(1)):
             found.quantity_change, found.unknown = (None, to_int(bare.group(1))), ""
     return found
+
+
+def _settled(lines: list) -> tuple[list, tuple | None]:
+    """One line per item; an item given two different quantities is a conflict to ask about."""
+    merged, conflict = {}, None
+    for item, quantity in lines:
+        if item in merged and quantity and merged[item] and merged[item] != quantity:
+            conflict = (item, [merged[item], quantity])
+        elif item not in merged or quantity:
+            merged[item] = quantity
+    return list(merged.items()), conflict
+
+
+def _purpose(text: str, catalogue) -> str:
+    """A clause that names no item and no number but says what it is for: the purpose."""
+    for clause in CLAUSE_SPLIT.split(text):
+        clause = clause.strip(" .。")
+        if not clause or match_item(clause, catalogue) or re.search(r"\d", clause) or not PURPOSE.search(clause):
+            continue
+        if lexicon.is_yes(clause) or lexicon.is_no(clause) or lexicon.is_one_off(clause):
+            continue
+        return _purpose_words(clause)
+    match = PURPOSE_BEFORE_VERB.match(text.strip())
+    if match and PURPOSE.search(match.group("j")) and not NOT_PURPOSE.match(match.group("j").strip()):
+        return _purpose_words(match.group("j"))
+    return ""
+
+
+def _purpose_words(text: str) -> str:
+    text = re.sub(r"^(?:我們|我|請|幫我|這是)+|(?<=..)(?:用的|用|的)$", "", text.strip())
+    text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
+    return text.strip(" ,.，。")[:500]
 
 
 def _note(clause: str) -> str:

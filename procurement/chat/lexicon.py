@@ -7,8 +7,46 @@ import re
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def language(text: str) -> str:
-    return "zh" if CJK.search(text) else "en"
+LATIN_WORD = re.compile(r"[a-zA-Z]{2,}")
+# Words that say nothing about the writer's language: the conversation's language stays.
+NEUTRAL = {"ok", "okay", "ok ok", "ok 👍", "po", "req", "eng", "ops", "usb", "usb-c"}
+EMOJI_YES = {"👍", "👌", "🙆", "✅", "👍🏻", "👍🏼", "👍🏽", "👍🏾", "👍🏿", "🆗"}
+EMOJI_NO = {"👎", "✋", "🙅", "❌", "⏸️", "⏸"}
+
+
+def language(text: str, previous: str = "") -> str:
+    """The reply language: Chinese characters mean zh-Hant; English words mean English; a
+    message with neither ("👍", "OK", "3") keeps the conversation's language."""
+    if CJK.search(text):
+        return "zh"
+    words = LATIN_WORD.findall(text)
+    if words and normalised(text) not in NEUTRAL:
+        return "en"
+    return previous or ("en" if words else "en")
+
+
+# Simplified characters people type on the way to the items and intents we know: read as
+# Traditional where that is enough to understand; otherwise the rules ask back.
+SIMPLIFIED = str.maketrans(
+    "笔记电脑显键盘办张组两个买购预万门进态单号采为么样还确认给员实验报扩坞这们请设备问题时间会发货准审批驳回长对没关系东亚转换见刚数"
+    "样过边吗么里该现应写说读钱价费总额税选项于与从众优点块",
+    "筆記電腦顯鍵盤辦張組兩個買購預萬門進態單號採為麼樣還確認給員實驗報擴塢這們請設備問題時間會發貨准審批駁回長對沒關係東亞轉換見剛數"
+    "樣過邊嗎麼裡該現應寫說讀錢價費總額稅選項於與從眾優點塊")
+
+
+WORDS = {"筆記本電腦": "筆電", "筆記本": "筆電", "屏幕": "螢幕", "顯示屏": "螢幕", "擴展塢": "擴充座", "鼠標": "滑鼠"}
+
+
+def traditional(text: str) -> str:
+    text = text.translate(SIMPLIFIED)
+    for simplified, word in WORDS.items():
+        text = text.replace(simplified, word)
+    return text
+
+
+def is_emoji_only(text: str) -> bool:
+    stripped = re.sub(r"[\s\ufe0f\u200d]", "", text)
+    return bool(stripped) and not re.search(r"[\w]", stripped)
 
 
 def normalised(text: str) -> str:
@@ -17,11 +55,19 @@ def normalised(text: str) -> str:
     return re.sub(r"^(please|pls|ok so|so)\s+|\s+(please|pls|thanks|thank you|謝謝|吧|喔|哦|啊)$", "", text).strip()
 
 
-YES = {"yes", "y", "yep", "yeah", "yes please", "confirm", "confirmed", "i confirm", "ok", "okay", "sure",
-       "go ahead", "submit", "submit it", "please do", "do it", "correct", "right", "sounds good", "looks good",
-       "好", "好的", "好啊", "確認", "確定", "對", "對的", "是", "是的", "沒錯", "可以", "送出", "確認送出", "ok 送出"}
-NO = {"no", "n", "nope", "not yet", "wait", "hold on", "don't", "do not", "不", "不是", "不要", "不對", "等一下",
-      "先不要", "還沒", "不用"}
+YES = {"yes", "y", "yep", "yeah", "yup", "yes please", "confirm", "confirmed", "i confirm", "ok", "okay", "sure",
+       "go ahead", "go", "submit", "submit it", "send it", "please do", "do it", "correct", "right", "sounds good",
+       "looks good", "looks right", "perfect", "great", "all good", "that's right", "that's it", "that is all",
+       "that's all", "yes submit", "yes go ahead", "ok go ahead", "ok submit", "please submit", "lgtm", "fine",
+       "好", "好的", "好啊", "好喔", "好哦", "好呀", "好滴", "行", "可", "確認", "確定", "對", "對的", "是", "是的",
+       "沒錯", "可以", "送出", "確認送出", "送出吧", "沒問題", "就這樣", "就這樣吧", "就這些", "麻煩了", "麻煩你了",
+       "送吧", "送", "ok 送出", "好 送出", "好的 送出", "確認 送出", "沒問題 送出", "好 確認", "嗯", "嗯嗯", "對 送出",
+       "可以 送出", "就這樣 送出", "好 就這樣"}
+NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not now", "later", "don't", "do not",
+      "no thanks", "no thank you", "don't submit", "do not submit", "not yet please", "wait a moment",
+      "wait a sec", "let me think", "let me check", "hold off", "stop",
+      "不", "不是", "不要", "不對", "等一下", "等等", "先等等", "先不要", "先不用", "還沒", "不用", "先別", "先不要送",
+      "先不要送出", "稍等", "等一等", "再想想", "我再想想", "晚點", "晚點再說", "暫時不要", "先暫停", "先不送"}
 CANCEL = re.compile(r"^(cancel|cancel it|cancel this|cancel that|cancel the request|cancel my request|"
                     r"never mind|nevermind|forget it|取消|取消申請|取消這筆|取消這個|取消這筆申請|不用了|算了|不買了)$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"
@@ -56,11 +102,13 @@ INJECTION = {
 
 
 def is_yes(text: str) -> bool:
-    return normalised(text) in YES
+    text = normalised(text)
+    return text in YES or text in EMOJI_YES or (bool(text) and all(part in YES for part in text.split()))
 
 
 def is_no(text: str) -> bool:
-    return normalised(text) in NO
+    text = normalised(text)
+    return text in NO or text in EMOJI_NO
 
 
 def is_cancel(text: str) -> bool:

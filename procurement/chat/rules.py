@@ -11,14 +11,21 @@ from ..pricing import match_item
 from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from .draft import describe_lines, money
-from .extract import NUMBER, REMOVE, extract, find_money, to_int
-from .phrases import join, say
+from .draft import describe_lines, item_name, money
+from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
+from .phrases import join, listed, say
+from .questions import REF, is_open_question, question_of
 from .status import one_line, state_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}
-CHANGE_VERB = re.compile(r"\b(add|also|change|instead|replace|make it|more)\b|加|改|再|換|另外", re.IGNORECASE)
+CHANGE_VERB = re.compile(r"\b(add|also|change|instead|replace|make it|more|just|only)\b|加|改|再|換|另外|只要|減",
+                         re.IGNORECASE)
+TAX_ANSWERS = {"incl": "included", "included": "included", "inclusive": "included", "with": "included",
+               "with tax": "included", "含": "included", "含稅": "included", "excl": "excluded", "excluded": "excluded",
+               "exclusive": "excluded", "without": "excluded", "before tax": "excluded", "未": "excluded",
+               "未稅": "excluded", "不含": "excluded", "不含稅": "excluded"}
+NAMED_CANCEL = re.compile(r"^\s*(?:please\s+)?cancel\s+(?P<en>.+)$|^\s*(?:請|幫我)?取消\s*(?P<zh>.+)$", re.IGNORECASE)
 JUSTIFY_WORD = re.compile(r"\b(justification|reason|purpose|because)\b|用途|因為|理由", re.IGNORECASE)
 
 
@@ -30,26 +37,72 @@ class RuleBrain:
         refused = lexicon.injections(message)
         if refused:
             return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
-        if ctx.expects == "choose_task":
-            picked = pick(message, ctx.choices, ctx.candidates)
-            if picked:
-                return Proposal(say("attached", lang), Attach(task_id=picked))
-        if lexicon.is_continue(message):
-            return self.continue_(ctx)
-        if lexicon.is_status(message):
-            return Proposal("", Status())
+        pending = self.pending(ctx)
+        if pending is not None:
+            return pending
         if lexicon.is_standing(message):
             return Proposal("", ProposeMemory(content=message.strip()[:500], kind="preference"))
+        question = question_of(message, ctx.catalogue)
+        if question is not None:
+            return Proposal("", self.status(ctx, question))
+        if lexicon.is_emoji_only(message):
+            return Proposal(say("not_understood", lang), NoAction(), expects=ctx.expects)
+        if lexicon.is_continue(message):
+            return self.continue_(ctx)
         task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
-        if ctx.expects == "confirm_cancel" and (lexicon.is_yes(message) or lexicon.is_no(message)):
-            return Proposal("", Cancel()) if lexicon.is_yes(message) else Proposal(say("cancel_kept", lang), NoAction())
+        named = named_cancel(message, ctx)
+        if named is not None:
+            return Proposal("", named)
         if lexicon.is_cancel(message):
             return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
+        about = self.about(ctx) if task is None else None
+        if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)):
+            return self.amend(ctx, about)
+        if is_open_question(message) and not extract(message, ctx.catalogue).any():
+            return Proposal("", Status(topic="unknown"))
         if task is None or task.state == workflow.DRAFT:
             return self.intake(ctx, task)
         if task.state in workflow.AMENDABLE:
             return self.amend(ctx, task)
         return Proposal(say("no_changes_now", lang, state=state_words(task.state, lang)), NoAction())
+
+    def pending(self, ctx: Context) -> Proposal | None:
+        """An answer to what the last agent turn asked: which request, yes or no, 含稅 or 未稅."""
+        message, lang = ctx.message, ctx.lang
+        if ctx.expects == "choose_task":
+            picked = pick(message, ctx.choices, ctx.candidates)
+            if picked:
+                return Proposal(say("attached", lang), Attach(task_id=picked))
+        if ctx.expects == "confirm_cancel" and (lexicon.is_yes(message) or lexicon.is_no(message)):
+            return Proposal("", Cancel()) if lexicon.is_yes(message) else Proposal(say("cancel_kept", lang), NoAction())
+        draft = ctx.task if ctx.task and ctx.task.state == workflow.DRAFT else None
+        if ctx.expects == "budget_tax" and draft is not None:
+            basis = tax_basis(message) or TAX_ANSWERS.get(lexicon.normalised(message), "")
+            if basis:
+                return Proposal("", UpdateDraft(fields={"budget_tax": basis}))
+            if not extract(message, ctx.catalogue).any():
+                cap = money(draft.draft.get("budget") or 0)
+                return Proposal(say("tax_again", lang, cap=cap), NoAction(), expects="budget_tax")
+        if ctx.expects == "confirm_submit" and draft is not None:
+            if lexicon.is_yes(message):
+                return Proposal("", Submit())
+            if lexicon.is_no(message):
+                return Proposal(say("held", lang), NoAction(), expects="confirm_submit", keep_confirming=True)
+        elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel",):
+            return Proposal(say("no_draft_to_submit", lang), NoAction())
+        return None
+
+    def status(self, ctx: Context, question) -> Status:
+        task_id = ""
+        if question.latest and not question.ref and not question.item and ctx.requests and question.topic != "list":
+            task_id = ctx.requests[0].id
+        return Status(topic=question.topic, task_id=task_id, ref=question.ref, item=question.item,
+                      open_only=question.open_only)
+
+    def about(self, ctx: Context) -> TaskView | None:
+        """The request the last answer was about, if it can still be changed."""
+        found = next((t for t in ctx.requests if t.id == ctx.about), None) if ctx.about else None
+        return found if found and found.state in workflow.AMENDABLE else None
 
     def continue_(self, ctx: Context) -> Proposal:
         if ctx.task and ctx.task.state not in workflow.TERMINAL:
@@ -74,7 +127,12 @@ class RuleBrain:
             if lexicon.is_no(message):
                 return Proposal(say("what_change", lang), NoAction())
         found = extract(message, ctx.catalogue, expects=ctx.expects)
-        if ctx.expects == "justification" and not found.any() and not found.unknown and message.strip():
+        if found.conflict:
+            item, quantities = found.conflict
+            question = say("which_quantity", lang, item=item_name(item, lang),
+                           options=listed([str(q) for q in quantities], lang))
+            return Proposal(question, Ask(question=question[:500]), expects="quantity")
+        if ctx.expects == "justification" and not found.any() and not found.unknown and _says_something(message):
             found.justification = message.strip()[:500]
         notices = []
         if found.department and ctx.departments and found.department not in ctx.departments:
@@ -82,9 +140,8 @@ class RuleBrain:
             found.department = None
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
         if found.quantity_change and "lines" not in fields and len(draft.get("lines") or []) > 1:
-            question = ("Which item should change?" if lang == "en" else "請問要改哪一項？") + \
-                       f" ({describe_lines(draft['lines'], lang)})"
-            return Proposal(question, Ask(question=question))
+            question = say("which_line", lang, lines=describe_lines(draft["lines"], lang))
+            return Proposal(question, Ask(question=question[:500]))
         if found.unknown:
             items = ", ".join(ctx.catalogue) or "-"
             question = join(*notices, say("unknown_item", lang, what=found.unknown, items=items))
@@ -127,6 +184,25 @@ class RuleBrain:
         return Proposal(say("in_progress", lang, state=state_words(task.state, lang)), NoAction())
 
 
+def _says_something(message: str) -> bool:
+    """Words that can be a justification: not a yes, a no, a question or an emoji."""
+    return bool(message.strip()) and not (lexicon.is_yes(message) or lexicon.is_no(message)
+                                          or lexicon.is_emoji_only(message) or is_open_question(message))
+
+
+def named_cancel(message: str, ctx: Context) -> Cancel | None:
+    """「取消筆電那張」, "cancel the monitor request", "cancel REQ-000012": one of her requests, by name."""
+    match = NAMED_CANCEL.match(message.strip())
+    rest = (match.group("en") or match.group("zh") or "") if match else ""
+    if not rest or lexicon.is_cancel(message):
+        return None
+    ref = REF.search(rest)
+    item = match_item(rest, ctx.catalogue) if not ref else None
+    if not ref and not item:
+        return None
+    return Cancel(ref=ref.group(0).upper() if ref else "", item=item or "")
+
+
 def _budget_from_memory(ctx: Context, draft: dict, fields: dict):
     """A standing preference such as "keep my requests under 50k" sets the cap of a new draft
     that has none. The entry is cited by id on the turn; its text is not copied anywhere."""
@@ -152,6 +228,10 @@ def merge(draft: dict, found, departments, catalogue) -> dict:
         fields["justification"] = found.justification
     if found.budget and str(found.budget) != str(draft.get("budget")):
         fields["budget"] = str(found.budget)
+        if found.budget_tax or draft.get("budget_tax"):  # a new cap: its basis as said, or asked again
+            fields["budget_tax"] = found.budget_tax
+    elif found.budget_tax and found.budget_tax != draft.get("budget_tax") and draft.get("budget"):
+        fields["budget_tax"] = found.budget_tax
     notes = list(dict.fromkeys([*(draft.get("notes") or []), *found.notes]))
     if notes != (draft.get("notes") or []):
         fields["notes"] = notes

@@ -20,6 +20,7 @@ from ..limits import MAX_CHAT_CHARS
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
 from .dispose import Job, Outcome, dispose
+from .lexicon import language
 from .phrases import join, say
 from .rules import RuleBrain
 
@@ -36,7 +37,7 @@ class TurnResult:
 
 def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
     _check_may_post(session, user)
-    text = message_checked(text)
+    text = message_checked(text, lang=_conversation_language(session))
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
     proposal = (brain or default_brain()).propose(ctx)
@@ -65,13 +66,20 @@ def default_brain() -> Brain:
     return RuleBrain()
 
 
-def message_checked(text) -> str:
+def message_checked(text, *, lang: str = "") -> str:
+    """The text, or a 400 in the writer's language saying what is wrong with it."""
     if not isinstance(text, str) or not text.strip():
-        raise DomainError("Message is empty.", errors={"text": ["Write a message."]})
+        message = say("empty", lang or "en")
+        raise DomainError(message, errors={"text": [message]})
     if len(text) > CHAT_MAX_CHARS:
-        message = f"Message is too long: {len(text)} characters; the limit is {CHAT_MAX_CHARS}."
+        message = say("too_long", language(text[:2000], lang), n=len(text), limit=CHAT_MAX_CHARS)
         raise DomainError(message, errors={"text": [message]})
     return text  # stored exactly as written; it is text, never markup
+
+
+def _conversation_language(session: Session) -> str:
+    last = session.turns.filter(role=Turn.Role.AGENT).order_by("-seq").values_list("data", flat=True).first()
+    return (last or {}).get("lang", "")
 
 
 def _check_may_post(session: Session, user):
@@ -101,5 +109,5 @@ def turn_record(proposal: Proposal, out: Outcome, ctx: Context) -> dict:
         "reason": out.reason, "memory_used": used, "task": str(task.pk) if task else None,
         "state": task.state if task else None, "version": task.version if task else None,
         "brain": proposal.brain or "rules", "fallback": proposal.fallback, "expects": out.expects,
-        "confirming": out.confirming, "choices": list(out.choices),
+        "confirming": out.confirming, "choices": list(out.choices), "lang": ctx.lang, "about": out.about,
     }

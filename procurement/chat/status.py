@@ -1,88 +1,136 @@
-"""Status answers, composed from State only (the task's recorded state, receipts, approvals),
-never from what was said in chat. An outcome nobody could verify reads "pending verification"."""
-from .. import workflow
+"""Answers about a request, composed from State only (its recorded state, receipts, approvals
+and the approver's comment), never from what was said in chat. Each names the request
+(REQ number and items). An outcome nobody could verify reads "pending verification"."""
+from datetime import datetime
+
+from django.utils import timezone
+
+from .. import labels, workflow
 from . import draft as drafts
+from .phrases import join, language, say
 
-STATES = {
-    workflow.DRAFT: ("a draft: nothing has been sent yet", "草稿：尚未送出任何東西"),
-    workflow.RECEIVED: ("received and queued for the agent", "已收到，排隊等待處理"),
-    workflow.PROCESSING: ("being processed (quotes, policy and budget checks)", "處理中（比價、規定與預算檢查）"),
-    workflow.AWAITING_INPUT: ("waiting for your answer", "等待您的回覆"),
-    workflow.AWAITING_APPROVAL: ("waiting for approval", "等待核准"),
-    workflow.SUBMITTED: ("approved; the purchase order was sent and its confirmation is pending verification",
-                         "已核准；採購單已送出，結果待確認"),
-    workflow.CONFIRMED: ("done: the ERP confirmed the purchase order", "已完成：ERP 已確認採購單"),
-    workflow.NEEDS_REVIEW: ("with a person for review; its outcome is pending verification",
-                            "需要人工檢查；結果待確認"),
-    workflow.REJECTED: ("rejected", "已駁回"),
-    workflow.CANCELLED: ("cancelled", "已取消"),
-    workflow.EXPIRED: ("expired: the approval was not decided in time", "已逾期：核准未在期限內決定"),
-}
-OPERATIONS = {
-    "erp.requisition.create": ("ERP requisition", "ERP 請購單"),
-    "erp.requisition.cancel": ("ERP requisition cancellation", "ERP 請購單取消"),
-    "erp.purchase_order.issue": ("ERP purchase order", "ERP 採購單"),
-}
-RECEIPT_STATUS = {
-    "confirmed": ("confirmed", "已確認"), "failed": ("refused by the ERP", "ERP 拒絕"),
-    "planned": ("not sent yet", "尚未送出"),
-    # Sent or unknown: we cannot tell what the ERP did, so we do not say.
-    "sent": ("pending verification", "結果待確認"), "unknown": ("pending verification", "結果待確認"),
-}
-APPROVAL_STATUS = {
-    "pending": ("pending with {who}", "等待 {who} 核准"), "approved": ("approved", "已核准"),
-    "rejected": ("rejected", "已駁回"), "returned": ("returned for revision", "退回修改"),
-    "superseded": ("superseded by a newer version", "已被新版本取代"), "expired": ("expired", "已逾期"),
-}
-
-
-def _pick(pair, lang):
-    return pair[1] if lang == "zh" else pair[0]
+APPROVERS_SHOWN = 3
 
 
 def state_words(state: str, lang: str) -> str:
-    return _pick(STATES.get(state, (state, state)), lang)
+    if state == workflow.AWAITING_INPUT:  # the requester reads "your answer", a manager "the requester's"
+        return say("waiting_for_your_answer", lang)
+    with language(lang):
+        return labels.state_meaning(state)
+
+
+def _label(mapping: dict, code, lang: str) -> str:
+    with language(lang):
+        return labels.label(mapping, code)
 
 
 def short_id(task_id) -> str:
     return str(task_id)[:8]
 
 
+def name_of(task, lang: str) -> str:
+    """REQ-000012 once the ERP has the requisition; before that, the request's short id."""
+    return task.number or f"{say('your_request', lang)} {short_id(task.id)}"
+
+
 def one_line(task, lang: str) -> str:
-    """`20 × Laptop (waiting for approval)`: enough to tell two requests apart."""
-    return f"{drafts.describe_lines(task.lines, lang)} — {state_words(task.state, lang)} [{short_id(task.id)}]"
+    """`Laptop × 20 — waiting for approval [REQ-000012]`: enough to tell two requests apart."""
+    return f"{drafts.describe_lines(task.lines, lang)} — {state_words(task.state, lang)} [{name_of(task, lang)}]"
+
+
+def when(iso: str) -> str:
+    return timezone.localtime(datetime.fromisoformat(iso)).strftime("%Y-%m-%d %H:%M") if iso else ""
+
+
+def _head(task, lang: str) -> str:
+    return say("status_head", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
+               state=state_words(task.state, lang))
+
+
+def _waiting(task, lang: str) -> str:
+    waiting = task.waiting_on or {}
+    if not waiting:
+        return ""
+    if waiting["who"] == "requester":
+        return say("waiting_you", lang, since=when(waiting["since"]))
+    who = ", ".join(waiting["who"][:APPROVERS_SHOWN]) or say("a_manager", lang)
+    return say("waiting_approval", lang, who=who, since=when(waiting["since"]))
 
 
 def status_reply(task, lang: str) -> str:
-    """Where the task really is: its state, the open question, receipts and approvals."""
-    zh = lang == "zh"
-    head = (f"您的申請（{drafts.describe_lines(task.lines, lang)}，編號 {short_id(task.id)}）目前{state_words(task.state, lang)}。"
-            if zh else f"Your request ({drafts.describe_lines(task.lines, lang)}, {short_id(task.id)}) is "
-                       f"{state_words(task.state, lang)}.")
-    parts = [head]
+    """Where the task really is: its state, who it waits on, the open question, receipts, approvals."""
+    parts = [_head(task, lang), _waiting(task, lang)]
     if task.state == workflow.DRAFT:
         gaps = drafts.missing(task.draft)
         if gaps:
-            parts.append(("還需要：" if zh else "Still needed: ") + ", ".join(gaps) + ("。" if zh else "."))
+            parts.append(say("still_needed", lang, gaps=drafts.gap_names(gaps, lang)))
     if task.state == workflow.AWAITING_INPUT and task.question:
-        parts.append(("問題：" if zh else "Question: ") + task.question)
+        parts.append(say("question", lang, question=task.question))
     for receipt in task.receipts:
-        label = _pick(OPERATIONS.get(receipt["operation"], (receipt["operation"],) * 2), lang)
-        status = _pick(RECEIPT_STATUS.get(receipt["status"], ("pending verification", "結果待確認")), lang)
         ref = f" {receipt['external_id']}" if receipt["status"] == "confirmed" and receipt["external_id"] else ""
-        parts.append(f"{label}{ref}：{status}。" if zh else f"{label}{ref}: {status}.")
+        parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
+                         ref=ref, status=_label(labels.RECEIPT_LABELS, receipt["status"], lang)))
     for approval in task.approvals[:2]:  # newest first; older ones are history
-        who = ", ".join(approval.get("approvers") or []) or ("主管" if zh else "a manager")
-        words = _pick(APPROVAL_STATUS.get(approval["status"], (approval["status"],) * 2), lang).format(who=who)
-        parts.append(f"核准（第 {approval['state_version']} 版）：{words}。" if zh
-                     else f"Approval (version {approval['state_version']}): {words}.")
-    return " ".join(parts)
+        if approval["status"] == "pending":
+            who = ", ".join(approval.get("approvers") or []) or say("a_manager", lang)
+            words = say("approval_pending", lang, who=who)
+        else:
+            words = _label(labels.APPROVAL_LABELS, approval["status"], lang)
+        parts.append(say("approval_line", lang, version=approval["state_version"], words=words))
+    return join(*parts)
 
 
-def open_tasks_reply(candidates, lang: str) -> str:
-    """A status question outside any request: the caller's open requests, from State."""
-    if not candidates:
-        return "您目前沒有進行中的申請。" if lang == "zh" else "You have no open requests."
-    lines = [f"{n}. {one_line(task, lang)}" for n, task in enumerate(candidates, start=1)]
-    head = "您進行中的申請：" if lang == "zh" else "Your open requests:"
-    return "\n".join([head, *lines])
+def po_reply(task, lang: str) -> str:
+    what = drafts.describe_lines(task.lines, lang)
+    if task.po_number:
+        return say("po_issued", lang, number=name_of(task, lang), po=task.po_number, what=what,
+                   supplier=task.supplier or "-", total=drafts.money(task.total) if task.total else "-")
+    return join(say("po_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang)),
+                _waiting(task, lang))
+
+
+def _decided(task, lang: str) -> str:
+    decision = task.decision
+    return say("decided", lang, who=decision["by"] or say("a_manager", lang),
+               decision=say(f"decided_{decision['status']}", lang), at=when(decision["at"]),
+               comment=decision["comment"])
+
+
+def why_reply(task, lang: str, *, review_reason: str = "") -> str:
+    head = _head(task, lang)
+    if task.state == workflow.NEEDS_REVIEW and review_reason:
+        return join(head, say("why_review", lang, reason=review_reason))
+    if task.decision and task.decision["status"] in ("rejected", "returned") and task.state in (
+            workflow.REJECTED, workflow.AWAITING_INPUT, workflow.PROCESSING, workflow.AWAITING_APPROVAL):
+        return join(head, _decided(task, lang))
+    if task.state == workflow.AWAITING_INPUT and task.question:
+        return join(head, say("question", lang, question=task.question))
+    return say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
+               state=state_words(task.state, lang))
+
+
+def change_reply(task, lang: str) -> str:
+    what = drafts.describe_lines(task.lines, lang)
+    decision = task.decision
+    if task.state == workflow.AWAITING_INPUT and decision.get("status") == "returned":
+        return say("change_returned", lang, who=decision["by"] or say("a_manager", lang),
+                   number=name_of(task, lang), what=what, comment=decision["comment"])
+    if task.state == workflow.AWAITING_INPUT and task.question:
+        return join(_head(task, lang), say("waiting_for", lang, question=task.question))
+    return say("change_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang))
+
+
+def list_reply(tasks, lang: str, *, open_only: bool = False) -> str:
+    """The caller's requests, newest first, from State."""
+    if not tasks:
+        return say("no_open_requests" if open_only else "no_requests", lang)
+    rows = [say("list_row", lang, n=n, number=name_of(t, lang), what=drafts.describe_lines(t.lines, lang),
+                state=state_words(t.state, lang)) + (say("list_po", lang, po=t.po_number) if t.po_number else "")
+            for n, t in enumerate(tasks, start=1)]
+    return "\n".join([say("list_open_head" if open_only else "list_head", lang), *rows])
+
+
+def unknowable_reply(task, lang: str) -> str:
+    if task is None:
+        return say("unknowable_none", lang)
+    return join(say("unknowable", lang), status_reply(task, lang), say("created_nothing", lang))

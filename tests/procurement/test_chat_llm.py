@@ -95,7 +95,7 @@ def test_tools_when_awaiting_input_and_after_the_order_is_confirmed(demo, erp, e
 
     alice = demo["alice"]
     session = open_session(alice)
-    talk(session, alice, "我需要 20 台筆電，給新進工程師，預算 70 萬以內", "好")
+    talk(session, alice, "我需要 20 台筆電，給新進工程師，預算 70 萬以內", "含稅", "好")
     model = RecordedModel("reply_only.json", "reply_only.json")
     talk(session, alice, "what now?", brain=model.brain())
     assert model.tools() == ["amend", "cancel", "ask", "status", "propose_memory"]  # awaiting_input

@@ -1,0 +1,75 @@
+"""Recognising a question about the requester's requests, in English and Traditional Chinese:
+what it asks (status, PO number, why, what to change, the list, something the records cannot
+know) and which request it points at (a REQ or PO number, an item, "the last one", "all").
+
+A question is answered, never filed: it must not become a draft or an item."""
+import re
+from dataclasses import dataclass
+
+from ..pricing import match_item
+
+REF = re.compile(r"\b(?:REQ|PO)-\d{3,}\b", re.IGNORECASE)
+TOPICS = [  # the first that matches wins: "why" before "status" for 「為什麼還在等核准」
+    ("change", re.compile(
+        r"\bwhat\b[^?.!]*\b(change|fix|revise|adjust|edit)\b|\bwhat (?:does|did) (?:he|she|they|the manager|\w+) "
+        r"want\b|\bhow (?:do|should|can) i (?:fix|change|revise)\b|"
+        r"(要|該|需要|得|必須|應該)(怎麼)?(改|修改|調整)(什麼|哪|哪裡|甚麼)|改什麼|改哪|怎麼改|修改什麼", re.IGNORECASE)),
+    ("why", re.compile(
+        r"\bwhy\b|\bhow come\b|\bwhat (?:was|is) the reason\b|\breason (?:for|it|why)\b|"
+        r"\bwhat did (?:the manager|my manager|the approver|\w+) (?:say|write|comment)\b|\bcomments?\b|"
+        r"為什麼|為何|什麼原因|原因|理由是|怎麼會被|被退回|被駁回|主管說|說了什麼|意見", re.IGNORECASE)),
+    ("po", re.compile(
+        r"\bpo\b|\bpo\s*(?:number|no\.?|#)|\bpurchase order\b|\bwhat (?:was|did we|did i) order(?:ed)?\b|"
+        r"採購單|訂單號|單號|買了什麼|訂了什麼", re.IGNORECASE)),
+    ("list", re.compile(
+        r"\b(?:list|show)\b[^?.!]*\brequests?\b|\bmy requests\b|\ball (?:of )?my\b|\bwhat (?:requests|orders) "
+        r"do i have\b|\bhow many requests\b|所有|全部|列出|我的申請|有哪些|幾張|幾筆", re.IGNORECASE)),
+    ("unknown", re.compile(
+        r"\bwhen\b[^?.!]*\b(arrive|come|get here|be delivered|deliver|ship|shipped|receive)\b|"
+        r"\bdelivery (?:date|time|status)\b|\b(?:has|have|did) (?:it|they) (?:arrived?|shipped?)\b|"
+        r"\btracking\b|\beta\b|到貨|送到了|什麼時候(會)?(到|送|寄|出貨|交貨)|何時(會)?(到|送|出貨)|"
+        r"出貨了|物流|寄出了嗎|到了嗎", re.IGNORECASE)),
+    ("status", re.compile(
+        r"\bstatus\b|\bwhere (?:is|are|does|do)\b|\bwhere's\b|\bprogress\b|\bany (?:update|news)\b|"
+        r"\bhow(?:'s| is| are)\b[^?.!]*\b(request|order|laptops?|monitors?|keyboards?|chairs?|docks?|it|they)\b|"
+        r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|"
+        r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
+        r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況", re.IGNORECASE)),
+]
+LATEST = re.compile(r"\b(?:last|latest|previous|most recent|newest)\b|上一張|上一筆|上次|最近|最新|剛剛|剛才", re.IGNORECASE)
+ALL_OPEN = re.compile(r"\ball\b[^?.!]*\bopen\b|\bopen requests\b|\ball (?:of )?my\b|所有|全部|進行中的", re.IGNORECASE)
+QUESTION_MARK = re.compile(r"[?？]\s*$|嗎\s*$|呢\s*$")
+REQUEST_WORDS = re.compile(r"\b(?:need|want|would like|'d like|buy|order|get|purchase)\b|需要|想要|要買|我要|想買|購買|請購|要(?:[一二兩三四五六七八九十\d])",
+                           re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Question:
+    topic: str             # status | po | why | change | list | unknown
+    ref: str = ""          # REQ-… or PO-… as she wrote it
+    item: str = ""         # the catalogue item she named ("the laptop one")
+    latest: bool = False   # "my last request"
+    open_only: bool = False
+
+
+def question_of(text: str, catalogue=()) -> Question | None:
+    """The question this message asks about her requests, or None if it asks none."""
+    topic = next((name for name, pattern in TOPICS if pattern.search(text)), None)
+    ref = REF.search(text)
+    if topic is None and ref:
+        topic = "status"
+    if topic is None:
+        return None
+    if topic in ("po", "status") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
+        return None  # "I need a purchase order for 2 laptops" files a request
+    item = match_item(text, catalogue) if not ref else None
+    open_only = bool(ALL_OPEN.search(text)) and topic in ("status", "list")
+    if open_only:
+        topic = "list"
+    return Question(topic=topic, ref=ref.group(0).upper() if ref else "", item=item or "",
+                    latest=bool(LATEST.search(text)), open_only=open_only)
+
+
+def is_open_question(text: str) -> bool:
+    """A question mark with no request words: asked, not filed."""
+    return bool(QUESTION_MARK.search(text)) and not REQUEST_WORDS.search(text)
