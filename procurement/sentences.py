@@ -17,7 +17,8 @@ AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed"}
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
-    # procurement.services
+    # agentstate.machine.task_create, procurement.services
+    (r"created", pgettext_lazy("agent sentence", "created")),
     (r"draft started in chat", pgettext_lazy("agent sentence", "draft started in chat")),
     (r"request confirmed", pgettext_lazy("agent sentence", "request confirmed and sent")),
     (r"amended to revision (?P<revision>\d+)", pgettext_lazy("agent sentence", "amended to revision %(revision)s")),
