@@ -181,7 +181,11 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
     current = job.task()
     if current is not None and not (prefer_submitted and current.state == workflow.DRAFT and job.ctx.requests):
         return task_view(current), ""
-    return (facts.view_of(job.ctx.requests[0].id), "") if job.ctx.requests else (None, "")
+    wanted = {"why": lambda v: v.decision.get("status") in ("rejected", "returned") or v.state == workflow.NEEDS_REVIEW,
+              "change": lambda v: v.state == workflow.AWAITING_INPUT}.get(action.topic)
+    # "Why was it returned?" with no name: the newest request that was returned or rejected.
+    fitting = [v for v in job.ctx.requests if wanted and wanted(v)] or list(job.ctx.requests)
+    return (facts.view_of(fitting[0].id), "") if fitting else (None, "")
 
 
 def _by_number(user, ref: str) -> str:
