@@ -100,6 +100,8 @@ class Quote(models.Model):
 class PurchaseRequest(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     task = models.OneToOneField("agentstate.Task", on_delete=models.PROTECT, related_name="purchase_request")
+    number = models.CharField(max_length=20, unique=True, editable=False,
+                              help_text='What people call it, e.g. "REQ-2026-00042"; given when the request is confirmed.')
     department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="purchase_requests")
     requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
                                   related_name="purchase_requests")
@@ -111,7 +113,16 @@ class PurchaseRequest(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self):
-        return f"purchase request {self.id} ({self.department.code})"
+        return f"{self.number} ({self.department.code})"
+
+
+class RequestCounter(models.Model):
+    """The last request number given out in a year (Asia/Taipei): REQ-<year>-<last>."""
+    year = models.PositiveSmallIntegerField(primary_key=True)
+    last = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.year}: {self.last}"
 
 
 class RequestLine(models.Model):

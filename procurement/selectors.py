@@ -1,7 +1,7 @@
 """Reads for the pages: a fixed number of queries however many rows there are."""
 from decimal import Decimal
 
-from django.db.models import Max, Q
+from django.db.models import Max, Prefetch, Q
 from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound
@@ -144,7 +144,8 @@ def current_approval(approval: Approval) -> Approval | None:
 def task_timeline(task: Task) -> Task:
     """The task with its events, receipts, approvals, checkpoints and request lines, prefetched."""
     return (Task.objects.filter(pk=task.pk).select_related("initiator", "purchase_request__department")
-            .prefetch_related("events", "receipts", "approvals", "checkpoints", "purchase_request__lines").get())
+            .prefetch_related("events", "receipts", "checkpoints", "purchase_request__lines",
+                              Prefetch("approvals", queryset=Approval.objects.select_related("decided_by"))).get())
 
 
 def _plain(value, kind: str):

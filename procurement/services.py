@@ -12,6 +12,7 @@ from agentstate.models import Approval, Task
 from . import workflow
 from .access import may_view
 from .models import Department, Membership, PurchaseRequest, RequestLine
+from .numbering import request_number_next
 from .queueing import enqueue_advance
 
 
@@ -50,8 +51,8 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
         else:
             task = draft
             Task.objects.filter(pk=task.pk, version=task.version).update(tenant=dept.code)
-        request = PurchaseRequest.objects.create(task=task, department=dept, requester=requester,
-                                                 justification=justification, budget=budget)
+        request = PurchaseRequest.objects.create(task=task, number=request_number_next(), department=dept,
+                                                 requester=requester, justification=justification, budget=budget)
         _write_lines(request, lines)
         task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason="request confirmed")
         if session is not None:

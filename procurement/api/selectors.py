@@ -1,7 +1,6 @@
 """Reads for the REST API: what a caller may see, fetched in a fixed number of queries."""
 
-from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import prefetch_related_objects
+from django.db.models import Prefetch, prefetch_related_objects
 
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
@@ -9,15 +8,17 @@ from agentstate.models import Approval, Session, Task
 
 from .. import services, workflow
 from ..access import visible_tasks
+from ..requests import with_request_reads
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
-TASK_DETAIL = ("initiator", "purchase_request", "purchase_request__lines", "receipts", "approvals", "events")
+TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
+               Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")), "events")
 
 
 def tasks_visible_to(user):
     """The caller's purchase tasks, newest first, with what the list shows already joined."""
-    tasks = Task.objects.filter(kind=workflow.KIND).select_related("initiator", "purchase_request")
-    return visible_tasks(user, tasks).prefetch_related("purchase_request__lines").order_by("-created_at", "-pk")
+    tasks = with_request_reads(Task.objects.filter(kind=workflow.KIND))
+    return visible_tasks(user, tasks).order_by("-created_at", "-pk")
 
 
 def task_detail_for(user, task_id) -> Task:
@@ -30,30 +31,6 @@ def task_detail_for(user, task_id) -> Task:
 def task_detail(task_id) -> Task:
     """A fresh read after a write: the steps may already have moved the task on."""
     return Task.objects.prefetch_related(*TASK_DETAIL).get(pk=task_id)
-
-
-def current_award(task) -> dict | None:
-    """The recorded award (an amendment clears it until the agent re-awards)."""
-    award = task.data.get("award") or {}
-    return award if award.get("supplier") else None
-
-
-def requested_lines(task) -> list[dict]:
-    """The lines as asked for: the purchase request's, or a chat draft's before it is confirmed."""
-    try:
-        return [{"description": line.description, "quantity": line.quantity}
-                for line in task.purchase_request.lines.all()]
-    except ObjectDoesNotExist:
-        draft = task.data.get("draft") or {}
-        return [{"description": line.get("description", ""), "quantity": line.get("quantity")}
-                for line in draft.get("lines") or []]
-
-
-def requested_justification(task) -> str:
-    try:
-        return task.purchase_request.justification
-    except ObjectDoesNotExist:
-        return (task.data.get("draft") or {}).get("justification") or ""
 
 
 def approvals_for(user, status: str | None = None):

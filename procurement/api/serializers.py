@@ -10,7 +10,7 @@ from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
 from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
-from .selectors import current_award, requested_justification, requested_lines
+from ..requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
 
 MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}
 NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -100,6 +100,11 @@ class DecisionSerializer(serializers.Serializer):
                                     help_text="Required to reject or return.")
 
 
+class RequestFilterSerializer(serializers.Serializer):
+    show = serializers.ChoiceField(choices=[OPEN, FINISHED, ALL], required=False, default=ALL,
+                                   help_text="open: not yet finished; finished: ordered, rejected, cancelled or expired.")
+
+
 class ApprovalFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Approval.Status.choices, required=False)
 
@@ -134,25 +139,47 @@ class LineOutputSerializer(serializers.Serializer):
     amount = serializers.DecimalField(**MONEY, allow_null=True)
 
 
+class WaitingOnSerializer(serializers.Serializer):
+    # A plain string in the schema: an enum also named "kind" would collide with memory's.
+    kind = serializers.CharField(help_text="What the request waits for: " +
+                                 ", ".join([APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW]))
+    people = serializers.ListField(child=serializers.CharField(), help_text="On whom (usernames); empty for the "
+                                   "agent, the ERP or whoever reviews it.")
+    since = serializers.DateTimeField()
+    text = serializers.CharField(help_text="The same in words, in the caller's language.")
+
+
+def now_of(task) -> RequestNow:
+    """request_now, read once per task however many fields ask."""
+    if "_request_now" not in task.__dict__:
+        task.__dict__["_request_now"] = request_now(task)
+    return task.__dict__["_request_now"]
+
+
 class TaskSummarySerializer(serializers.ModelSerializer):
     department = serializers.CharField(source="tenant", read_only=True)
     requester = serializers.CharField(source="initiator.username", read_only=True)
+    number = serializers.SerializerMethodField(help_text='"REQ-2026-00042"; null for a chat draft not yet confirmed.')
     supplier = serializers.SerializerMethodField()
     total = serializers.SerializerMethodField()
 
     class Meta:
         model = Task
-        fields = ["id", "state", "version", "step", "department", "requester", "supplier", "total",
+        fields = ["id", "number", "state", "version", "step", "department", "requester", "supplier", "total",
                   "created_at", "updated_at"]
         read_only_fields = fields
 
     @extend_schema_field(NULLABLE_STRING)
+    def get_number(self, task) -> str | None:
+        return now_of(task).number
+
+    @extend_schema_field(NULLABLE_STRING)
     def get_supplier(self, task) -> str | None:
-        return (current_award(task) or {}).get("supplier")
+        return now_of(task).supplier
 
     @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
     def get_total(self, task):
-        return money((current_award(task) or {}).get("total"))
+        return money(now_of(task).total)
 
 
 class TaskDetailSerializer(TaskSummarySerializer):
@@ -166,37 +193,65 @@ class TaskDetailSerializer(TaskSummarySerializer):
     events = EventSerializer(many=True, read_only=True)
     question = serializers.SerializerMethodField()
     justification = serializers.SerializerMethodField()
+    po_number = serializers.SerializerMethodField(help_text="The ERP purchase order's id, once issued.")
+    waiting_on = serializers.SerializerMethodField()
 
     class Meta(TaskSummarySerializer.Meta):
-        fields = ["id", "state", "version", "step", "department", "requester", "supplier", "lines", "subtotal",
-                  "tax", "total", "receipts", "approvals", "events", "question", "justification",
-                  "created_at", "updated_at"]
+        fields = ["id", "number", "state", "version", "step", "department", "requester", "supplier", "lines",
+                  "subtotal", "tax", "total", "receipts", "approvals", "events", "question", "justification",
+                  "po_number", "waiting_on", "created_at", "updated_at"]
         read_only_fields = fields
 
     @extend_schema_field(LineOutputSerializer(many=True))
     def get_lines(self, task) -> list:
         """Priced by the award once there is one; until then as asked for, without prices."""
-        award = current_award(task)
-        if award is not None:
-            lines = award["lines"]
-        else:
-            lines = [{**line, "unit_price": None, "amount": None} for line in requested_lines(task)]
-        return LineOutputSerializer(lines, many=True).data
+        return LineOutputSerializer(now_of(task).lines, many=True).data
 
     @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
     def get_subtotal(self, task):
-        return money((current_award(task) or {}).get("subtotal"))
+        return money(now_of(task).subtotal)
 
     @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
     def get_tax(self, task):
-        return money((current_award(task) or {}).get("tax"))
+        return money(now_of(task).tax)
 
     @extend_schema_field(NULLABLE_STRING)
     def get_question(self, task) -> str | None:
-        return task.data.get("question") or None
+        question = now_of(task).question
+        return question.text if question else None
 
     def get_justification(self, task) -> str:
-        return requested_justification(task)
+        return now_of(task).justification
+
+    @extend_schema_field(NULLABLE_STRING)
+    def get_po_number(self, task) -> str | None:
+        return now_of(task).po_number
+
+    @extend_schema_field(WaitingOnSerializer(allow_null=True))
+    def get_waiting_on(self, task) -> dict | None:
+        return waiting_on_json(now_of(task), self.context.get("request"))
+
+
+def waiting_on_json(now: RequestNow, request) -> dict | None:
+    viewer = getattr(request, "user", None)
+    return now.waiting_on.as_json(viewer) if now.waiting_on else None
+
+
+class RequestSerializer(serializers.Serializer):
+    """One row of the requester's home (`GET /api/v1/requests/`), read from request_now."""
+
+    id = serializers.UUIDField()
+    number = serializers.CharField(allow_null=True, help_text='"REQ-2026-00042"; null for a chat draft.')
+    summary = serializers.CharField(help_text='Items and quantities, e.g. "2 × Laptop".')
+    total = serializers.DecimalField(**MONEY, allow_null=True, help_text="Tax-inclusive (含稅), once awarded.")
+    state = serializers.CharField()
+    state_label = serializers.CharField(help_text="The state in the caller's language.")
+    waiting_on = serializers.SerializerMethodField()
+    po_number = serializers.CharField(allow_null=True)
+
+    @extend_schema_field(WaitingOnSerializer(allow_null=True))
+    def get_waiting_on(self, now) -> dict | None:
+        return waiting_on_json(now, self.context.get("request"))
 
 
 class ApprovalSerializer(serializers.ModelSerializer):

@@ -14,6 +14,7 @@ urlpatterns = [
     path("tasks/", views.TaskListView.as_view(), name="task-list"),
     path("tasks/<str:pk>/", views.TaskDetailView.as_view(), name="task-detail"),
     path("tasks/<str:pk>/cancel/", views.TaskCancelView.as_view(), name="task-cancel"),
+    path("requests/", views.RequestListView.as_view(), name="request-list"),
     path("approvals/", views.ApprovalListView.as_view(), name="approval-list"),
     path("approvals/<str:pk>/", views.ApprovalDetailView.as_view(), name="approval-detail"),
     path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),

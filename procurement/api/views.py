@@ -11,12 +11,15 @@ from rest_framework.response import Response
 from agentstate.models import Session
 
 from .. import services
+from ..requests import request_now, requests_of
 from . import selectors
 from .serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,
     CancelSerializer,
     DecisionSerializer,
+    RequestFilterSerializer,
+    RequestSerializer,
     SessionSerializer,
     TaskAmendSerializer,
     TaskCreateSerializer,
@@ -44,8 +47,8 @@ class ApiView(GenericAPIView):
         return dict(serializer.validated_data)
 
 
-def task_body(task_id) -> dict:
-    return TaskDetailSerializer(selectors.task_detail(task_id)).data
+def task_body(request, task_id) -> dict:
+    return TaskDetailSerializer(selectors.task_detail(task_id), context={"request": request}).data
 
 
 # -- sessions ----------------------------------------------------------------------
@@ -84,7 +87,7 @@ class TaskListView(ApiView):
     @extend_schema(request=TaskCreateSerializer, responses={201: TaskDetailSerializer})
     def post(self, request):
         task = services.request_submit(requester=request.user, **self.parsed(TaskCreateSerializer, request.data))
-        return Response(task_body(task.pk), status=status.HTTP_201_CREATED)
+        return Response(task_body(request, task.pk), status=status.HTTP_201_CREATED)
 
 
 class TaskDetailView(ApiView):
@@ -92,14 +95,15 @@ class TaskDetailView(ApiView):
 
     @extend_schema(parameters=[ID], responses=TaskDetailSerializer)
     def get(self, request, pk):
-        return Response(TaskDetailSerializer(selectors.task_detail_for(request.user, pk)).data)
+        task = selectors.task_detail_for(request.user, pk)
+        return Response(TaskDetailSerializer(task, context={"request": request}).data)
 
     @extend_schema(parameters=[ID], request=TaskAmendSerializer, responses=TaskDetailSerializer)
     def patch(self, request, pk):
         changes = self.parsed(TaskAmendSerializer, request.data)
         version = changes.pop("version", None)
         task = services.request_amend(task_id=pk, user=request.user, expected_version=version, **changes)
-        return Response(task_body(task.pk))
+        return Response(task_body(request, task.pk))
 
 
 class TaskCancelView(ApiView):
@@ -109,7 +113,24 @@ class TaskCancelView(ApiView):
     def post(self, request, pk):
         reason = self.parsed(CancelSerializer, request.data)["reason"]
         task = services.request_cancel(task_id=pk, user=request.user, reason=reason)
-        return Response(task_body(task.pk))
+        return Response(task_body(request, task.pk))
+
+
+# -- the requester's home -----------------------------------------------------------
+
+class RequestListView(ApiView):
+    """The caller's own requests, by chat or API, newest first: what her home page lists."""
+
+    serializer_class = RequestSerializer
+
+    def get_queryset(self):
+        wanted = self.parsed(RequestFilterSerializer, self.request.query_params)
+        return requests_of(self.request.user, wanted["show"])
+
+    @extend_schema(parameters=[RequestFilterSerializer], responses=RequestSerializer(many=True))
+    def get(self, request):
+        page = [request_now(task) for task in self.paginate_queryset(self.get_queryset())]
+        return self.get_paginated_response(RequestSerializer(page, many=True, context={"request": request}).data)
 
 
 # -- approvals ---------------------------------------------------------------------

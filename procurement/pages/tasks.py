@@ -8,6 +8,7 @@ from agentstate.errors import DomainError, NotFound
 from agentstate.kinds import get_kind
 
 from .. import selectors, services, workflow
+from ..requests import request_now
 
 
 def _task(user, task_id):
@@ -22,7 +23,7 @@ def task_context(user, task) -> dict:
     request = getattr(task, "purchase_request", None)
     return {
         "task": task, "request_lines": list(request.lines.all()) if request else [],
-        "award": task.data.get("award"), "question": task.data.get("question"),
+        "now": request_now(task),
         "events": list(task.events.all()), "receipts": list(task.receipts.all()),
         "approvals": list(task.approvals.all()), "checkpoints": list(task.checkpoints.all()),
         "states": kind.states, "transitions": kind.transitions,

@@ -1,0 +1,205 @@
+"""The request as it stands now (DESIGN §3): one reading of a purchase task for the API, the
+pages and the chat alike.
+
+`request_now(task)` gives its number, lines, totals, supplier, purpose, state, what it waits
+for and on whom, the purchase-order number and the open question. Lines are priced by the
+current award; before there is one they are as requested, without prices; a draft's come from
+its draft. `requests_of(user)` reads many of them in a constant number of queries.
+"""
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import Prefetch
+from django.utils import dateformat, timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+from agentstate.models import Approval, Task
+
+from . import labels, workflow
+
+# What a task may be waiting for. The codes are public (API `waiting_on.kind`).
+APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
+OPEN, FINISHED, ALL = "open", "finished", "all"
+
+
+@dataclass(frozen=True)
+class Line:
+    description: str
+    quantity: int | None
+    unit_price: Decimal | None = None
+    amount: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class WaitingOn:
+    """What the request waits for, on whom (usernames; empty for the agent or "a person"), since when."""
+    kind: str
+    people: tuple[str, ...]
+    since: datetime
+
+    def text(self, viewer=None) -> str:
+        """In the active language, e.g. "Waiting for bob's approval since 10:32"."""
+        who = pgettext("between names", " or ").join(self.people)
+        when = moment(self.since)
+        yours = viewer is not None and self.people == (viewer.get_username(),)
+        if self.kind == APPROVAL:
+            return _("Waiting for approval by %(who)s since %(when)s") % {"who": who, "when": when}
+        if self.kind == ANSWER:
+            if yours:
+                return _("Waiting for your answer since %(when)s") % {"when": when}
+            return _("Waiting for %(who)s to answer since %(when)s") % {"who": who, "when": when}
+        if self.kind == CONFIRMATION:
+            if yours:
+                return _("Waiting for you to confirm it in the chat, since %(when)s") % {"when": when}
+            return _("Waiting for %(who)s to confirm it in the chat, since %(when)s") % {"who": who, "when": when}
+        if self.kind == ERP:
+            return _("Waiting for the ERP to confirm the purchase order since %(when)s") % {"when": when}
+        if self.kind == REVIEW:
+            return _("Waiting for a person to review it since %(when)s") % {"when": when}
+        return _("The agent is working on it since %(when)s") % {"when": when}
+
+    def as_json(self, viewer=None) -> dict:
+        return {"kind": self.kind, "people": list(self.people), "since": timezone.localtime(self.since).isoformat(),
+                "text": self.text(viewer)}
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the requester is asked: by the agent (`asked_by` empty) or by an approver who returned it."""
+    text: str
+    asked_by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class RequestNow:
+    id: object
+    number: str | None  # None only for a chat draft not yet confirmed
+    version: int
+    state: str
+    department: str
+    requester: str
+    lines: tuple[Line, ...]
+    supplier: str | None
+    subtotal: Decimal | None
+    tax: Decimal | None
+    total: Decimal | None  # 含稅, once awarded
+    budget: Decimal | None  # the requester's own cap
+    justification: str
+    waiting_on: WaitingOn | None
+    po_number: str | None
+    question: Question | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def state_label(self) -> str:
+        return labels.state_label(self.state)
+
+    @property
+    def summary(self) -> str:
+        """"2 × Laptop, 1 × Monitor"."""
+        return ", ".join(f"{line.quantity or '?'} × {line.description}" for line in self.lines)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state not in workflow.TERMINAL
+
+
+def request_now(task: Task) -> RequestNow:
+    """The request as it stands now. Reads `task.purchase_request` (with its lines) and
+    `task.approvals`; prefetch them (see `REQUEST_READS`) when reading many."""
+    request = _request_of(task)
+    draft = task.data.get("draft") or {}
+    award = task.data.get("award") or {}
+    if not award.get("supplier"):
+        award = {}
+    approvals = sorted(task.approvals.all(), key=lambda a: a.created_at, reverse=True)
+    return RequestNow(
+        id=task.pk, number=request.number if request else None, version=task.version, state=task.state,
+        department=request.department.code if request else (task.tenant or draft.get("department") or ""),
+        requester=task.initiator.get_username(), lines=_lines(award, request, draft), supplier=award.get("supplier"),
+        subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")), total=_money(award.get("total")),
+        budget=request.budget if request else _money(draft.get("budget")),
+        justification=request.justification if request else (draft.get("justification") or ""),
+        waiting_on=_waiting_on(task, approvals), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
+        question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at)
+
+
+# Everything request_now reads, for a queryset of tasks: three queries however many rows.
+def with_request_reads(tasks):
+    live_approvals = (Approval.objects.filter(status__in=[Approval.Status.PENDING, Approval.Status.RETURNED])
+                      .select_related("decided_by"))
+    return (tasks.select_related("initiator", "purchase_request__department")
+            .prefetch_related("purchase_request__lines", Prefetch("approvals", queryset=live_approvals)))
+
+
+def requests_of(user, which: str = ALL):
+    """The purchase requests `user` started, by chat or API, newest first, ready for request_now."""
+    tasks = Task.objects.filter(kind=workflow.KIND, initiator=user)
+    if which == OPEN:
+        tasks = tasks.exclude(state__in=workflow.TERMINAL)
+    elif which == FINISHED:
+        tasks = tasks.filter(state__in=workflow.TERMINAL)
+    return with_request_reads(tasks).order_by("-created_at", "-pk")
+
+
+def moment(when: datetime) -> str:
+    """10:32 today; 11-28 10:32 this year; 2025-11-28 10:32 before (local time)."""
+    local, today = timezone.localtime(when), timezone.localdate()
+    if local.date() == today:
+        return dateformat.format(local, "H:i")
+    return dateformat.format(local, "m-d H:i" if local.year == today.year else "Y-m-d H:i")
+
+
+def _request_of(task):
+    try:
+        return task.purchase_request
+    except ObjectDoesNotExist:
+        return None
+
+
+def _money(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:
+    if award:
+        return tuple(Line(line["description"], line["quantity"], _money(line.get("unit_price")),
+                          _money(line.get("amount"))) for line in award.get("lines") or [])
+    if request is not None:
+        return tuple(Line(line.description, line.quantity) for line in request.lines.all())
+    return tuple(Line(line.get("description") or "", line.get("quantity")) for line in draft.get("lines") or [])
+
+
+def _waiting_on(task: Task, approvals: list) -> WaitingOn | None:
+    state, since = task.state, task.updated_at
+    if state in workflow.TERMINAL:
+        return None
+    if state == workflow.AWAITING_APPROVAL:
+        pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)
+        if pending is not None:
+            return WaitingOn(APPROVAL, tuple(pending.rule.get("usernames") or ()), pending.created_at)
+    requester = (task.initiator.get_username(),)
+    kinds = {workflow.AWAITING_INPUT: (ANSWER, requester), workflow.DRAFT: (CONFIRMATION, requester),
+             workflow.SUBMITTED: (ERP, ()), workflow.NEEDS_REVIEW: (REVIEW, ())}
+    kind, people = kinds.get(state, (AGENT, ()))
+    return WaitingOn(kind, people, since)
+
+
+def _question(task: Task, approvals: list) -> Question | None:
+    """The open question while the task waits for the requester: the agent's own, or else the
+    comment of the approver who returned it (退回修改)."""
+    if task.state != workflow.AWAITING_INPUT:
+        return None
+    asked = task.data.get("question")
+    if asked:
+        return Question(asked, "", task.updated_at)
+    returned = next((a for a in approvals if a.status == Approval.Status.RETURNED), None)
+    if returned is not None and returned.comment:
+        return Question(returned.comment, returned.decided_by.get_username() if returned.decided_by else "",
+                        returned.decided_at or task.updated_at)
+    return None
