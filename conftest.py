@@ -64,3 +64,12 @@ def bob(make_user):
 def erin(make_user):
     """The outsider: another department, sees nothing of alice's."""
     return make_user("erin")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Throttle counters live in the cache: one test's chat turns never slow down the next test.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -21,3 +21,4 @@ class ProcurementConfig(AppConfig):
         from .memory_policy import register as register_memory_policy
 
         register_memory_policy()
+        from . import deploy  # noqa: F401  (registers the deployment checks)

@@ -5,8 +5,9 @@ what was wrong, in JSON or HTML as the caller expects.
 - JSON nested deeper than `MAX_JSON_DEPTH`, or not UTF-8;
 - a NUL character or an unpaired UTF-16 surrogate in any text: body, form field, query
   parameter, JSON key or value;
-- a number written with more than `MAX_NUMBER_CHARS` characters (each field then applies
-  its own, smaller limit through its form or serializer).
+- a JSON number written with more than `MAX_NUMBER_CHARS` characters, or a form field or
+  query parameter of digits alone longer than `MAX_NUMERIC_TEXT_CHARS` (each field then
+  applies its own, smaller limit through its form or serializer).
 
 `InputGuardMiddleware` applies it to every request; `GuardedJSONParser` applies the same rules
 to the REST API's JSON (DRF's parser settings), so a view reached without the middleware is
@@ -21,7 +22,7 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from .limits import MAX_JSON_DEPTH, MAX_NUMBER_CHARS, body_limit
+from .limits import MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, body_limit
 
 JSON_TYPES = ("application/json",)
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -39,8 +40,9 @@ class InputRefused(Exception):
 
 # -- the rules -------------------------------------------------------------------------------
 
-def check_text(value: str, field: str = "") -> None:
-    """NUL characters, lone surrogates and over-long numbers are refused in any text."""
+def check_text(value: str, field: str = "", *, numeric_limit: int | None = None) -> None:
+    """NUL characters and lone surrogates are refused in any text; with `numeric_limit`, a
+    value made only of a number longer than that too (form fields and query parameters)."""
     name = field or _("the request")
     if "\x00" in value:
         raise InputRefused(_("%(field)s contains a NUL character, which is not allowed in text.") % {"field": name},
@@ -48,15 +50,14 @@ def check_text(value: str, field: str = "") -> None:
     if SURROGATE.search(value):
         raise InputRefused(_("%(field)s contains an unpaired UTF-16 surrogate, which is not valid text.")
                            % {"field": name}, field=field)
-    stripped = value.strip()
-    if len(stripped) > MAX_NUMBER_CHARS and NUMBER.fullmatch(stripped):
-        check_number(stripped, field)
+    if numeric_limit is not None and len(value) > numeric_limit and NUMBER.fullmatch(value.strip()):
+        check_number(value.strip(), field, limit=numeric_limit)
 
 
-def check_number(token: str, field: str = "") -> None:
-    if len(token) > MAX_NUMBER_CHARS:
+def check_number(token: str, field: str = "", *, limit: int = MAX_NUMBER_CHARS) -> None:
+    if len(token) > limit:
         raise InputRefused(_("%(field)s is a number %(n)d characters long; no field accepts more than %(max)d.")
-                           % {"field": field or _("A number"), "n": len(token), "max": MAX_NUMBER_CHARS},
+                           % {"field": field or _("A number"), "n": len(token), "max": limit},
                            field=field)
 
 
@@ -124,10 +125,7 @@ def check_request(request) -> None:
         raise InputRefused(_("The Content-Length header is not a number.")) from None
     if length > limit:
         raise InputRefused(_too_big(length, limit), status=413)
-    for key, values in request.GET.lists():
-        check_text(key, key)
-        for value in values:
-            check_text(value, key)
+    _check_fields(request.GET)
     content_type = request.content_type or ""
     if content_type in JSON_TYPES or content_type.endswith("+json"):
         _check_json_body(request, limit)
@@ -158,10 +156,14 @@ def _check_form_body(request, limit: int) -> None:
         raise InputRefused(_("The form has too many fields.")) from None
     except RawPostDataException:
         return
-    for key, values in form.lists():
+    _check_fields(form)
+
+
+def _check_fields(fields) -> None:
+    for key, values in fields.lists():
         check_text(key, key)
         for value in values:
-            check_text(value, key)
+            check_text(value, key, numeric_limit=MAX_NUMERIC_TEXT_CHARS)
 
 
 def _too_big(size, limit: int) -> str:

@@ -7,9 +7,12 @@ from django.conf import settings
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 # JSON nested deeper than this is refused before any view sees it (the API's deepest shape is 3).
 MAX_JSON_DEPTH = 32
-# A number written with more characters than this is refused wherever it appears; each field
-# then applies its own, smaller limit (MONEY_MAX_DIGITS, MAX_QUANTITY).
+# A JSON number written with more characters than this is refused wherever it appears; each
+# field then applies its own, smaller limit (MONEY_MAX_DIGITS, MAX_QUANTITY).
 MAX_NUMBER_CHARS = 40
+# A form field or query parameter made only of digits is refused past this length (a hash of
+# digits alone still fits); fields that want a number say how long in their form.
+MAX_NUMERIC_TEXT_CHARS = 200
 
 # Requests: lines and quantities, the same in chat, API and forms.
 MAX_LINES = 50

@@ -14,6 +14,7 @@ from agentstate.memory.sweeps import memory_flag_subject_left
 from agentstate.models import Session, Task, Turn
 
 from . import services, workflow
+from .tokens import tokens_revoke
 
 TASK_POLICIES = ("cancel",)
 REDACTED = "[redacted]"
@@ -23,6 +24,7 @@ REDACTED = "[redacted]"
 class OffboardReport:
     username: str
     sessions_locked: int = 0
+    tokens_revoked: int = 0
     memory_flagged: int = 0
     tasks_cancelled: list[str] = field(default_factory=list)
     tasks_left: dict[str, str] = field(default_factory=dict)  # task id -> why it was not cancelled
@@ -51,6 +53,7 @@ def user_offboard(*, user, by, policy: str = "cancel") -> OffboardReport:
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
+        report.tokens_revoked = tokens_revoke(user=user)
         report.sessions_locked = Session.objects.filter(owner=user, locked=False).update(locked=True)
         report.memory_flagged = memory_flag_subject_left(username=user.get_username(), by=by)
     for task in Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.TERMINAL):

@@ -1,8 +1,10 @@
 """Settings, read from the environment (DESIGN §11). SQLite and a file broker by default."""
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+from django.utils.csp import CSP
 
 from .env import env_bool, env_int, env_list, env_str
 
@@ -10,8 +12,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
-# The embedded default is for a laptop; every deployment sets its own SECRET_KEY.
-SECRET_KEY = env_str("SECRET_KEY", "insecure-embedded-default-key")
+# Every deployment sets its own SECRET_KEY: the WSGI/ASGI application refuses to start without
+# it unless DEBUG is on (procurement/wsgi.py). Tests and management commands use the embedded one.
+SECRET_KEY_FROM_ENV = env_str("SECRET_KEY", "")
+SECRET_KEY = SECRET_KEY_FROM_ENV or "insecure-embedded-default-key"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 
 INSTALLED_APPS = [
@@ -20,18 +24,22 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
     "guardian",
     "django_htmx",
+    "axes",
     "agentstate",
     "procurement",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files, compressed and with hashed names, straight from gunicorn (no runserver --insecure).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # Bad input (oversized, too deep, NUL, lone surrogates, endless numbers) stops here: 400/413.
@@ -41,7 +49,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: counts failed sign-ins and answers a locked-out account (AXES_* below).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "procurement.urls"
@@ -58,6 +69,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "procurement.pages.context.nav",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -65,7 +77,15 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60),
+                                                  conn_health_checks=True)}
+    # The web server (gunicorn.conf.py) turns on psycopg's pool, sized to its threads, so the
+    # database sees at most workers x threads connections. Celery's forked workers keep one each.
+    if env_bool("DATABASE_POOL", False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"] = {"pool": {
+            "min_size": 1, "max_size": env_int("DATABASE_POOL_MAX_SIZE", 4),
+            "timeout": env_int("DATABASE_POOL_TIMEOUT", 10), "max_idle": 300}}
 else:
     DATABASES = {
         "default": {
@@ -78,6 +98,7 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
+    "procurement.signin.AxesBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
@@ -100,12 +121,28 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = INPUT_MAX_BODY_BYTES
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+# Hashed, compressed names once collectstatic has run (the image does, with STATIC_MANIFEST=true);
+# without a manifest (tests, make run) whitenoise serves the plain names from static/.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", (STATIC_ROOT / "staticfiles.json").exists())
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if STATIC_MANIFEST
+                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 REST_FRAMEWORK = {
+    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "procurement.api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
+    # Chat turns (which may call a paid model) and writes are rate-limited per user; reads are not.
+    "DEFAULT_THROTTLE_CLASSES": ["procurement.api.throttles.ChatThrottle", "procurement.api.throttles.WriteThrottle",
+                                 "procurement.api.throttles.TokenThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"chat": env_str("THROTTLE_CHAT", "30/min"), "write": env_str("THROTTLE_WRITE", "120/min"),
+                               "token": env_str("THROTTLE_TOKEN", "20/min")},
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["procurement.inputguard.GuardedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -179,3 +216,57 @@ MEMORY_RETENTION_DAYS = {"fact": 730, "preference": 730, "procedure": 1095, "ter
 MEMORY_EXPIRED_PURGE_DAYS = env_int("MEMORY_EXPIRED_PURGE_DAYS", 30)
 MEMORY_DEPARTED_PURGE_DAYS = env_int("MEMORY_DEPARTED_PURGE_DAYS", 90)
 MEMORY_RECONFIRM_DAYS = env_int("MEMORY_RECONFIRM_DAYS", 180)
+
+# -- Deployment (DESIGN §15) --------------------------------------------------------------------
+# HTTPS: the site is served over TLS, directly or behind a proxy that says so in the header named
+# by SECURE_PROXY_SSL_HEADER (e.g. X-Forwarded-Proto). Then cookies are Secure, plain HTTP is
+# redirected and browsers are told to remember HTTPS (HSTS) for SECURE_HSTS_SECONDS.
+HTTPS = env_bool("HTTPS", False)
+_proxy_header = env_str("SECURE_PROXY_SSL_HEADER", "")
+if _proxy_header:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SESSION_COOKIE_HTTPONLY = True
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container's own health probe speaks plain HTTP
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy: scripts and styles only from this site or with the response's nonce;
+# htmx runs without inline styles (static/js/app.js turns its indicator styles off).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    # style="" attributes in templates (layout tweaks) are not script; elements still need the nonce.
+    "style-src-attr": [CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
+
+# Sign-in: AXES_FAILURE_LIMIT wrong passwords for one account lock it for AXES_COOLOFF_MINUTES,
+# on the login page, the admin's and the API's token endpoint alike.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 30)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
+# Either counts: one account from anywhere, or one address trying many accounts.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "procurement.signin.lockout_response"
+AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0) or None
+
+# API tokens (`POST /api/v1/auth/token/`, `manage.py drf_create_token`) stop working this long
+# after they were made; `DELETE /api/v1/auth/token/` and offboarding revoke them at once.
+API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 24 * 30)
+
+# Throttle counters live in the cache: Redis when CACHE_URL names one, so every web worker counts together.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+          if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

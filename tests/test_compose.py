@@ -73,16 +73,38 @@ def test_erp_runs_the_bundled_simulator_where_erp_url_points(services):
     assert (erp_url.hostname, str(erp_url.port)) == ("erp", words[words.index("--port") + 1])
 
 
-def test_web_migrates_before_serving(services):
+def test_web_migrates_then_serves_with_gunicorn(services):
     command = " ".join(command_words(services["web"]))
-    assert command.index("migrate") < command.index("seed_demo") < command.index("runserver 0.0.0.0:8000")
+    assert command.index("migrate") < command.index("first_admin") < command.index("exec gunicorn")
+    assert "runserver" not in command
+
+
+def test_demo_users_are_seeded_only_when_demo_is_1(services):
+    command = " ".join(command_words(services["web"]))
+    assert re.search(r'if \[ "\$\$DEMO" = 1 \]; then python manage.py seed_demo; fi', command)
+    assert environment(services["web"])["DEMO"] == "${DEMO:-0}"
+
+
+def test_the_image_serves_with_gunicorn_and_runtime_packages_only(dockerfile):
+    assert re.search(r'^CMD \["gunicorn"\]', dockerfile, re.M)
+    assert "requirements-test.lock" not in dockerfile and "requirements-bench.lock" not in dockerfile
+    assert "collectstatic" in dockerfile
+    runtime = (ROOT / "requirements.lock").read_text().lower()
+    # (PyYAML stays: drf-spectacular needs it at run time to serve the schema.)
+    for test_only in ("pytest", "playwright", "hypothesis", "schemathesis"):
+        assert not re.search(rf"^{test_only}==", runtime, re.M), f"{test_only} is in the runtime lock"
+
+
+# Read by the web service's command, createsuperuser (first_admin) and gunicorn.conf.py, not settings.py.
+WEB_ONLY_VARIABLES = {"DEMO", "DJANGO_SUPERUSER_USERNAME", "DJANGO_SUPERUSER_EMAIL", "DJANGO_SUPERUSER_PASSWORD",
+                      "WEB_WORKERS", "WEB_THREADS", "FORWARDED_ALLOW_IPS"}
 
 
 @pytest.mark.parametrize("name", APP_SERVICES)
 def test_app_services_pass_only_variables_settings_reads(services, name):
     read = settings_variables()
     assert DESIGN_VARIABLES <= read, f"settings.py no longer reads {sorted(DESIGN_VARIABLES - read)}"
-    passed = set(environment(services[name]))
+    passed = set(environment(services[name])) - (WEB_ONLY_VARIABLES if name == "web" else set())
     assert passed <= read, f"{name} sets variables nothing reads: {sorted(passed - read)}"
     assert DESIGN_VARIABLES <= passed, f"{name} is missing {sorted(DESIGN_VARIABLES - passed)}"
 

@@ -4,7 +4,6 @@ import uuid
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,8 +22,7 @@ MessageOut = inline_serializer("ChatMessageOut", {
 
 
 class SessionMessageView(APIView):
-    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    throttle_scope = "chat"  # a turn may call a paid model: REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
     permission_classes = [IsAuthenticated]
 
     @extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)], request=MessageIn,

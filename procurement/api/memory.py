@@ -6,7 +6,6 @@ read answer 404 like deleted ones, so ids cannot be probed. Wire it with
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.decorators import action
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
@@ -106,8 +105,6 @@ class MemoryPagination(PageNumberPagination):
 
 
 class MemoryViewSet(viewsets.GenericViewSet):
-    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     pagination_class = MemoryPagination
     serializer_class = MemoryEntrySerializer

@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from . import chat, memory, views
+from . import chat, memory, tokens, views
 
 app_name = "api"
 
@@ -18,6 +18,7 @@ urlpatterns = [
     path("approvals/", views.ApprovalListView.as_view(), name="approval-list"),
     path("approvals/<str:pk>/", views.ApprovalDetailView.as_view(), name="approval-detail"),
     path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),
+    path("auth/token/", tokens.TokenView.as_view(), name="auth-token"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 urlpatterns += memory.urlpatterns

@@ -2,7 +2,6 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
@@ -36,8 +35,6 @@ class Pagination(PageNumberPagination):
 
 
 class ApiView(GenericAPIView):
-    # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     pagination_class = Pagination
 

@@ -1,0 +1,34 @@
+"""Rate limits for the API, set once in REST_FRAMEWORK (rates in DEFAULT_THROTTLE_RATES):
+chat turns per person (a turn may call a paid model), writes per person, token sign-ins per
+address. Reads are not limited."""
+from rest_framework.throttling import SimpleRateThrottle
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class ChatThrottle(SimpleRateThrottle):
+    scope = "chat"
+
+    def get_cache_key(self, request, view):
+        if getattr(view, "throttle_scope", None) != "chat" or not request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class WriteThrottle(SimpleRateThrottle):
+    scope = "write"
+
+    def get_cache_key(self, request, view):
+        if request.method in SAFE_METHODS or getattr(view, "throttle_scope", None) in ("chat", "token"):
+            return None
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class TokenThrottle(SimpleRateThrottle):
+    scope = "token"
+
+    def get_cache_key(self, request, view):
+        if getattr(view, "throttle_scope", None) != "token" or request.method in SAFE_METHODS:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

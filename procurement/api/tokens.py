@@ -1,0 +1,44 @@
+"""`/api/v1/auth/token/`: sign in for a token (POST, behind the same lockout as the login page)
+and revoke it (DELETE). Tokens expire (procurement/tokens.py)."""
+from django.contrib.auth import authenticate
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..tokens import token_expires_at, token_issue, tokens_revoke
+
+
+class Credentials(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=200, trim_whitespace=False, style={"input_type": "password"})
+
+
+TokenOut = inline_serializer("TokenOut", {"token": serializers.CharField(),
+                                          "expires_at": serializers.DateTimeField()})
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "token"
+
+    def get_permissions(self):
+        return [IsAuthenticated()] if self.request.method == "DELETE" else super().get_permissions()
+
+    @extend_schema(request=Credentials, responses={200: TokenOut}, auth=[])
+    def post(self, request):
+        credentials = Credentials(data=request.data)
+        credentials.is_valid(raise_exception=True)
+        user = authenticate(request._request, **credentials.validated_data)
+        if user is None:
+            # A locked-out account is answered by the lockout handler (429) on the way out.
+            raise exceptions.AuthenticationFailed(_("Wrong username or password."))
+        token = token_issue(user=user)
+        return Response({"token": token.key, "expires_at": token_expires_at(token)})
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request):
+        tokens_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,75 @@
+"""Deployment settings (DESIGN §11, §15): production settings pass `check --deploy` with nothing
+to say, no server starts on the embedded key, pages run under a nonce-based CSP, and static files
+come from whitenoise."""
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PRODUCTION = {"SECRET_KEY": secrets.token_urlsafe(50), "DEBUG": "false", "HTTPS": "true",
+              "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "EMAIL_URL": "smtp://mail.example.com:25",
+              "ALLOWED_HOSTS": "procurement.example.com"}
+
+
+def run(code_or_args, env: dict) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in PRODUCTION and not k.startswith(("SECURE_", "HTTPS"))}
+    base["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
+    return subprocess.run([sys.executable, *code_or_args], cwd=ROOT, env=base | env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_check_deploy_is_silent_with_production_settings():
+    result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_check_deploy_names_what_is_missing_without_them():
+    result = run(["manage.py", "check", "--deploy"], {"DEBUG": "false"})
+    for missing in ("procurement.E001", "security.W004", "security.W012", "security.W016"):
+        assert missing in result.stderr + result.stdout
+
+
+def test_the_server_refuses_to_start_without_a_secret_key():
+    result = run(["-c", "import procurement.wsgi"], {"DEBUG": "false"})
+    assert result.returncode != 0 and "SECRET_KEY is not set" in result.stderr
+
+
+def test_the_server_starts_with_a_secret_key_and_debug_runs_without_one():
+    assert run(["-c", "import procurement.wsgi"], {"DEBUG": "false", "SECRET_KEY": "k" * 60}).returncode == 0
+    assert run(["-c", "import procurement.wsgi"], {"DEBUG": "true"}).returncode == 0
+
+
+def test_https_settings_make_cookies_secure_and_send_hsts():
+    code = ("import django; django.setup(); from django.conf import settings as s; "
+            "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, "
+            "s.SECURE_PROXY_SSL_HEADER)")
+    result = run(["-c", code], PRODUCTION | {"SECURE_HSTS_SECONDS": "600"})
+    assert result.stdout.split() == ["True", "True", "True", "600", "('HTTP_X_FORWARDED_PROTO',", "'https')"]
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_csp_without_unsafe_inline_scripts_and_no_inline_handlers(demo):
+    client = Client()
+    client.force_login(demo["alice"])
+    response = client.get("/chat/")
+    policy = response["Content-Security-Policy"]
+    script_src = re.search(r"script-src ([^;]*)", policy).group(1)
+    assert "'self'" in script_src and "unsafe-inline" not in script_src and "unsafe-eval" not in script_src
+    assert "frame-ancestors 'none'" in policy
+    html = response.content.decode()
+    assert not re.search(r"\son[a-z]+=|hx-on|javascript:", html)
+    assert '"includeIndicatorStyles": false' in html and "js/app.js" in html
+
+
+@pytest.mark.django_db
+def test_static_files_are_served_by_whitenoise():
+    response = Client().get("/static/js/app.js")
+    assert response.status_code == 200
+    assert b"data-autosubmit" in b"".join(response.streaming_content)

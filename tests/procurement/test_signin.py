@@ -1,0 +1,114 @@
+"""Sign-in and API tokens (DESIGN §15): 30 wrong passwords lock an account for a while, on the
+login page and the token endpoint alike; tokens expire and can be revoked, and offboarding
+revokes them; chat turns over the API are rate-limited."""
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from agentstate.models import Session
+from procurement.api.throttles import ChatThrottle
+from procurement.offboarding import user_offboard
+from procurement.tokens import token_issue
+from tests.procurement.chat.support import no_memory_store  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+TOKEN_URL = "/api/v1/auth/token/"
+
+
+def login(client, password):
+    return client.post("/accounts/login/", {"username": "alice", "password": password})
+
+
+def test_thirty_wrong_passwords_lock_the_account_even_for_the_right_one(demo, settings):
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert login(client, "wrong").status_code == 200  # the form again, with its error
+    assert login(client, "wrong").status_code == 429
+    refused = login(client, "demo")
+    assert refused.status_code == 429
+    assert "locked for 15 minutes" in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_fewer_wrong_passwords_do_not_lock_and_the_right_one_signs_in(demo):
+    client = Client()
+    for _ in range(5):
+        login(client, "wrong")
+    assert login(client, "demo").status_code == 302
+    assert client.session["_auth_user_id"] == str(demo["alice"].pk)
+
+
+def test_the_lock_lifts_after_the_cool_off(demo, settings):
+    from axes.models import AccessAttempt
+
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        login(client, "wrong")
+    assert login(client, "demo").status_code == 429
+    AccessAttempt.objects.update(attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(minutes=1))
+    assert login(client, "demo").status_code == 302
+
+
+def test_the_token_endpoint_gives_a_token_that_works_and_says_when_it_expires(demo):
+    response = APIClient().post(TOKEN_URL, {"username": "alice", "password": "demo"}, format="json")
+    assert response.status_code == 200 and response.json()["expires_at"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    assert client.get("/api/v1/tasks/").status_code == 200
+
+
+def test_the_token_endpoint_locks_out_after_thirty_wrong_passwords(demo, settings, monkeypatch):
+    from procurement.api.throttles import TokenThrottle
+
+    monkeypatch.setattr(TokenThrottle, "THROTTLE_RATES", {"token": "1000/min"})
+    client = APIClient()
+    answers = [client.post(TOKEN_URL, {"username": "alice", "password": "bad"}, format="json").status_code
+               for _ in range(settings.AXES_FAILURE_LIMIT)]
+    assert set(answers[:-1]) == {401} and answers[-1] == 429
+    locked = client.post(TOKEN_URL, {"username": "alice", "password": "demo"}, format="json")
+    assert locked.status_code == 429 and "locked" in locked.json()["detail"]
+    assert not Token.objects.filter(user=demo["alice"]).exists()
+
+
+def test_an_expired_token_is_refused_with_401(demo, settings):
+    token = token_issue(user=demo["alice"])
+    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(hours=settings.API_TOKEN_TTL_HOURS + 1))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = client.get("/api/v1/tasks/")
+    assert response.status_code == 401 and "expired" in response.json()["detail"]
+
+
+def test_a_revoked_token_stops_working(demo):
+    token = token_issue(user=demo["alice"])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert client.delete(TOKEN_URL).status_code == 204
+    assert client.get("/api/v1/tasks/").status_code == 401
+
+
+def test_offboarding_revokes_the_persons_tokens(demo):
+    token = token_issue(user=demo["alice"])
+    report = user_offboard(user=demo["alice"], by=demo["carol"])
+    assert report.tokens_revoked == 1
+    assert not Token.objects.filter(key=token.key).exists()
+
+
+@pytest.mark.usefixtures("no_memory_store")
+def test_chat_turns_over_the_api_are_rate_limited_per_person(demo, monkeypatch):
+    monkeypatch.setattr(ChatThrottle, "THROTTLE_RATES", {"chat": "2/min"})
+    session = Session.objects.create(owner=demo["alice"])
+    client = APIClient()
+    client.force_authenticate(demo["alice"])
+    url = f"/api/v1/sessions/{session.pk}/messages/"
+    answers = [client.post(url, {"text": "hello"}, format="json") for _ in range(3)]
+    assert [a.status_code for a in answers] == [201, 201, 429]
+    assert "Retry-After" in answers[-1].headers
+    other = Session.objects.create(owner=demo["erin"])
+    erin = APIClient()
+    erin.force_authenticate(demo["erin"])
+    assert erin.post(f"/api/v1/sessions/{other.pk}/messages/", {"text": "hello"}, format="json").status_code == 201
