@@ -1,8 +1,13 @@
 """The manager's inbox and approval page: scope before the buttons, bound to a version."""
+from datetime import timedelta
+from decimal import Decimal
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
+from agentstate.approvals import approvals_expire
 from agentstate.models import Approval
 from procurement import services
 
@@ -130,3 +135,140 @@ def test_approval_page_queries_do_not_grow_with_lines_or_versions(approval, demo
     with django_assert_num_queries(len(first.captured_queries)):
         body = client.get(reverse("approval-page", args=[bigger.pk])).content.decode()
     assert "Changed since the previous version" in body
+
+
+# -- every status, both languages; what a decided approval says ----------------------------
+
+def page_for(user, approval, language="en"):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client.get(reverse("approval-page", args=[approval.pk]))
+
+
+@pytest.fixture
+def amended_before_reaward(approval, demo, monkeypatch):
+    """alice amends; the agent has not re-awarded yet: the task has no award and no requisition."""
+    monkeypatch.setattr(services, "enqueue_advance", lambda task_id: None)
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
+    task = approval.task.__class__.objects.get(pk=approval.task_id)
+    assert task.data["award"] is None and task.data["requisition"] is None
+    return Approval.objects.get(pk=approval.pk)
+
+
+def decided(approval, user, decision, comment=""):
+    services.approval_decide(approval_id=approval.pk, user=user, decision=decision,
+                             state_version=approval.state_version, scope_hash=approval.scope_hash, comment=comment)
+    return Approval.objects.select_related("task").get(pk=approval.pk)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hant"])
+def test_the_page_of_an_approval_superseded_by_an_amendment_before_the_reaward_renders(
+        amended_before_reaward, demo, language):
+    page = page_for(demo["bob"], amended_before_reaward, language)
+    body = page.content.decode()
+    assert page.status_code == 200 and amended_before_reaward.status == "superseded"
+    assert ("replaced by a newer version" if language == "en" else "已被請購的新版本取代") in body
+    assert 'name="decision"' not in body  # nothing left to click
+    assert reverse("task-page", args=[amended_before_reaward.task_id]) in body
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hant"])
+@pytest.mark.parametrize("status", ["pending", "approved", "rejected", "returned", "superseded", "expired"])
+def test_the_page_renders_for_every_approval_status(approval, demo, status, language):
+    if status in ("approved", "rejected", "returned"):
+        decided(approval, demo["bob"], {"approved": "approve", "rejected": "reject", "returned": "return"}[status],
+                comment="a reason")
+    elif status == "superseded":
+        services.request_amend(task_id=approval.task_id, user=demo["alice"],
+                               lines=[{"description": "Laptop", "quantity": 1}])
+    elif status == "expired":
+        Approval.objects.filter(pk=approval.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+        approvals_expire()
+    assert Approval.objects.get(pk=approval.pk).status == status
+    page = page_for(demo["bob"], approval, language)
+    assert page.status_code == 200
+    body = page.content.decode()
+    asks = 'name="decision" value="approve"' in body
+    assert asks == (status == "pending")
+    assert (f'status-{status}') in body
+
+
+def test_a_decided_approval_shows_who_when_the_comment_and_the_po_number(approval, demo):
+    done = decided(approval, demo["bob"], "approve", comment="ok for the new hires")
+    po = done.task.__class__.objects.get(pk=done.task_id).data["purchase_order"]["id"]
+    body = page_for(demo["bob"], done).content.decode()
+    assert "Approve this purchase?" not in body and "Approval: Approved" in body
+    when = timezone.localtime(done.decided_at).strftime("%Y-%m-%d %H:%M")
+    for words in ("Decided by", ">bob<", when, "ok for the new hires", f"Purchase order {po} issued."):
+        assert words in body, words
+    assert "This approval covered:" in body and "Approving will:" not in body
+
+
+def test_a_returned_approval_reads_in_chinese_with_its_comment(approval, demo):
+    done = decided(approval, demo["bob"], "return", comment="只要一台")
+    body = page_for(demo["bob"], done, "zh-hant").content.decode()
+    assert "簽核人" in body and "只要一台" in body and "請購已退回申請人修改" in body
+
+
+def test_a_superseded_approval_links_the_current_version(approval, demo):
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
+    current = Approval.objects.get(task=approval.task, status="pending")
+    body = page_for(demo["bob"], approval).content.decode()
+    assert f'href="{reverse("approval-page", args=[current.pk])}"' in body
+    assert f"Open the current version (v{current.state_version})" in body
+
+
+def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo, erp, eager):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires in March",
+                                   budget=Decimal("80000"), lines=[{"description": "Laptop", "quantity": 2}])
+    approval = Approval.objects.get(task=task, status="pending")
+    body = page_for(demo["bob"], approval).content.decode()
+    for words in ("new hires in March", "NT$80,000", "within the ENG manager's limit of NT$100,000",
+                  "Routed to: bob, frank", 'href="#quotes"', 'id="quotes"',
+                  reverse("task-page", args=[task.pk])):
+        assert words in body, words
+    zh = page_for(demo["bob"], approval, "zh-hant").content.decode()
+    assert "用途" in zh and "申請人自訂的預算上限" in zh and "因此由部門主管簽核" in zh
+
+
+def test_above_the_managers_limit_the_page_says_a_director_decides(demo, erp, eager):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="team laptops",
+                                   lines=[{"description": "Laptop", "quantity": 4}])
+    approval = Approval.objects.get(task=task, status="pending")
+    body = page_for(demo["frank"], approval).content.decode()
+    assert "over the ENG manager's limit of NT$100,000 (10 萬), so a director decides" in body
+    assert page_for(demo["bob"], approval).status_code == 200  # bob reads his department's approvals
+    assert 'name="decision"' not in page_for(demo["bob"], approval).content.decode()  # but may not decide
+
+
+# -- the decide form's bad input ---------------------------------------------------------------
+
+@pytest.mark.parametrize("language, message", [
+    ("en", "A comment is required to return it: say what should change."),
+    ("zh-hant", "退回須填寫意見：請說明要修改什麼。")])
+def test_a_return_with_an_empty_comment_is_a_400_in_the_users_language_and_nothing_moves(
+        approval, demo, language, message):
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["bob"])
+    version = approval.task.version
+    page = csrf_post(client, reverse("approval-decide", args=[approval.pk]),
+                     decision(approval, decision="return", comment="   "), **HX)
+    assert page.status_code == 400 and message in page.content.decode()
+    assert 'role="alert"' in page.content.decode() and 'name="comment"' in page.content.decode()
+    assert Approval.objects.get(pk=approval.pk).status == "pending"
+    assert approval.task.__class__.objects.get(pk=approval.task_id).version == version
+
+
+def test_an_unknown_decision_is_a_400_and_nothing_moves(approval, demo):
+    page = client_for(demo["bob"]).post(reverse("approval-decide", args=[approval.pk]),
+                                        decision(approval, decision="maybe"))
+    assert page.status_code == 400 and "maybe" in page.content.decode()
+    assert Approval.objects.get(pk=approval.pk).status == "pending"
+
+
+def test_a_csrf_enforcing_client_approves_with_the_token_and_the_page_then_shows_the_decision(approval, demo):
+    client = client_for(demo["bob"], csrf=True)
+    page = csrf_post(client, reverse("approval-decide", args=[approval.pk]), decision(approval, comment="fine"))
+    assert page.status_code == 200 and "Decided: Approved" in page.content.decode()
+    after = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    assert "Approval: Approved" in after and "fine" in after and 'name="decision"' not in after
