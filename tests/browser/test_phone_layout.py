@@ -1,0 +1,75 @@
+"""Phone-sized screens (390×844): bob's inbox and approval page fit, every figure is in view
+without sideways scrolling and he approves from there; alice's chat fits too."""
+import pytest
+from playwright.sync_api import expect
+
+from agentstate.models import Approval
+from procurement import services
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PHONE = {"width": 390, "height": 844}
+FITS = "document.scrollingElement.scrollWidth"
+# Every money figure's box: [text, left, right]; each must lie within the 390 px viewport.
+FIGURES = "[...document.querySelectorAll('.money')].map(e => {const r = e.getBoundingClientRect(); return [e.innerText, r.left, r.right]})"
+
+
+@pytest.fixture
+def approval(demo, erp, eager):
+    # Three lines, a six-digit total: the widest figures the page shows.
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires in March",
+                                   lines=[{"description": "Laptop", "quantity": 2}, {"description": "Monitor", "quantity": 2},
+                                          {"description": "USB-C dock", "quantity": 2}])
+    return Approval.objects.get(task=task, status="pending")
+
+
+def assert_fits_the_phone(page):
+    assert page.evaluate(FITS) <= PHONE["width"], "the page scrolls sideways"
+
+
+def test_bob_approves_on_a_phone_with_every_figure_in_view(approval, signed_in, live_server):
+    bob = signed_in("bob", viewport=PHONE)
+    expect(bob.get_by_role("heading", name="Approvals waiting for you")).to_be_visible()
+    assert_fits_the_phone(bob)
+    bob.get_by_role("link", name="2 × Laptop, 2 × Monitor, 2 × USB-C dock").click()
+    expect(bob.get_by_text("Approving will:")).to_be_visible()
+    assert_fits_the_phone(bob)
+    figures = bob.evaluate(FIGURES)
+    assert len(figures) >= 2 * 3 + 3  # unit price and amount per line; subtotal, tax, total
+    for text, left, right in figures:
+        assert 0 <= left and right <= PHONE["width"], f"{text} is cut off ({left:.0f}–{right:.0f} px)"
+    bob.get_by_role("button", name="Approve").click()
+    expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")
+    assert_fits_the_phone(bob)
+    assert Approval.objects.get(pk=approval.pk).status == "approved"
+
+
+def test_in_traditional_chinese_the_inbox_and_the_approval_fit_the_phone(approval, signed_in, live_server):
+    bob = signed_in("bob", viewport=PHONE)
+    bob.select_option("#lang", "zh-hant")
+    expect(bob.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
+    assert_fits_the_phone(bob)
+    ARTIFACTS.mkdir(exist_ok=True)
+    bob.screenshot(path=str(ARTIFACTS / "approve-inbox-zh-390.png"), full_page=True)
+    bob.goto(f"{live_server.url}/approvals/{approval.pk}/")
+    expect(bob.get_by_text("關於這筆請購")).to_be_visible()
+    assert_fits_the_phone(bob)
+    for text, left, right in bob.evaluate(FIGURES):
+        assert 0 <= left and right <= PHONE["width"], f"{text} is cut off ({left:.0f}–{right:.0f} px)"
+    bob.screenshot(path=str(ARTIFACTS / "approve-approval-zh-390.png"), full_page=True)
+
+
+def test_the_chat_with_its_request_panel_fits_a_phone(demo, erp, eager, signed_in):
+    alice = signed_in("alice", viewport=PHONE)
+    alice.get_by_role("button", name="New conversation").click()
+    alice.get_by_label("Message").fill("I need 2 laptops for the new hires " + "x" * 80)
+    alice.get_by_role("button", name="Send").click()
+    expect(alice.locator(".turns li.agent")).to_have_count(1)
+    alice.get_by_label("Message").fill("yes")
+    alice.get_by_role("button", name="Send").click()
+    expect(alice.locator("#task-panel")).to_be_visible()
+    expect(alice.locator(".turns li.agent")).to_have_count(2)
+    assert_fits_the_phone(alice)
+    ARTIFACTS.mkdir(exist_ok=True)
+    alice.screenshot(path=str(ARTIFACTS / "approve-chat-390.png"), full_page=True)
