@@ -20,6 +20,18 @@ class Transition:
     checkpoint: bool = True
     # The cursor this event sets (what runs next), unless the caller names one; None keeps it.
     step: str | None = None
+    # A move to a new version makes any pending approval of the old one `superseded`, in the
+    # same statement as the move: the version a person approved no longer exists. Only an
+    # event that decides the approval itself may leave it as it is (approval_decide sets its
+    # status first, so nothing is pending by then either way).
+    supersedes_approvals: bool = True
+    # True: the move commits as the server is configured (synchronous_commit=on by default:
+    # the commit returns once the move is on disk). False, for a runtime move that only records what an idempotent step
+    # found: when the move is its own transaction it commits without waiting for the flush,
+    # so a crash of the database server (not of a worker) within about 0.6 s of it may lose
+    # it, and the runtime then redoes the step. A move inside a caller's transaction (a
+    # receipt's outcome, a decision) is always as durable as that transaction's commit.
+    durable: bool = True
 
 
 @dataclass

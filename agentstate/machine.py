@@ -5,19 +5,24 @@ new state only if the task is still at the version it read (sql.apply_move). Eve
 is a distinct exception naming what was expected and what was found, and writes nothing.
 """
 import hashlib
+import json
 import uuid
 
 from django.core.exceptions import ValidationError
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from . import sql
 from .actors import Actor
-from .errors import GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
+from .errors import DomainError, GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
 from .kinds import get_kind
 from .models import Task
 
 SCHEMA_VERSION = 1
+
+
+FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpoints of a chain
 
 
 def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, step: str = "",
@@ -48,9 +53,24 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
     `data` is merged into the task's JSON at the top level. `expected_version` is the
     version the caller saw (None: the version this call reads). A worker passes its
     `lease_token` so a reclaimed lease cannot write.
+
+    The task's JSON is read only when a guard must judge it or a full checkpoint is due;
+    otherwise the merge happens in the database and the returned task loads `data` on first use.
     """
     actor = Actor.of(actor)
-    task = _read(task_id)
+    arguments = dict(actor=actor, expected_version=expected_version, reason=reason, data=data, step=step,
+                     lease_token=lease_token, trace_id=trace_id, pending=pending, refs=refs)
+    known = _recall(task_id, expected_version, lease_token)
+    if known is not None:
+        try:
+            return _fire(known, event, **arguments)
+        except DomainError:
+            pass  # what this process remembers may be out of date: decide on a fresh read
+    return _fire(_read(task_id), event, **arguments)
+
+
+def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, data, step, lease_token, trace_id,
+          pending, refs) -> Task:
     if expected_version is not None and expected_version != task.version:
         # Checked first: "it changed under you" is the answer, whatever the table says now.
         raise StaleVersion(f"Expected version {expected_version}, found {task.version} (state {task.state!r}).",
@@ -63,7 +83,15 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
     if lease_token is not None and lease_token != task.lease_token:
         raise LeaseLost(f"Lease token {lease_token} is no longer valid (now {task.lease_token}); "
                         "another worker holds this task.", current_version=task.version)
-    new_data = {**task.data, **(data or {})}
+    changes = data or {}
+    # A delta may extend the chain only when the newest checkpoint is of the version being left;
+    # the statement still writes the whole state when it is small (sql.DELTA_ABOVE).
+    delta_depth = (task.checkpoint_depth + 1 if task.checkpoint_version == task.version
+                   and task.checkpoint_depth + 1 < FULL_EVERY else 0)
+    new_data = None
+    if transition.guard is not None or not sql.merges_in_database():
+        current = task.__dict__["data"] if "data" in task.__dict__ else sql.read_task_data(task.pk)
+        new_data = {**current, **changes}
     if transition.guard is not None:
         # The guard judges the task as it would be after this event's data is merged.
         refusal = transition.guard(_with_data(task, new_data), actor)
@@ -71,42 +99,116 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
             raise GuardRefused(refusal, current_version=task.version)
 
     new_step = next(s for s in (step, transition.step, task.step) if s is not None)
-    new_version = task.version + 1
     now = timezone.now()
     checkpoint = None
     if transition.checkpoint:
-        snapshot_task = Task(id=task.id, kind=task.kind, tenant=task.tenant, state=transition.target,
-                             version=new_version, step=new_step, data=new_data, schema_version=task.schema_version)
-        checkpoint = checkpoint_payload(snapshot_task, label=event, pending=pending or [], refs=refs or [])
-    move = sql.Move(task_id=task.id, from_version=task.version, from_state=task.state, to_state=transition.target,
-                    step=new_step, data=new_data, runnable=transition.target in kind.runnable and bool(new_step),
+        checkpoint = {"label": event, "cursor": new_step, "tenant": task.tenant,
+                      "schema_version": task.schema_version, "pending": pending or [], "external_refs": refs or [],
+                      "depth": delta_depth}
+    move = sql.Move(task_id=task.id, from_version=task.version, from_state=task.state, from_step=task.step,
+                    to_state=transition.target, step=new_step, changes=changes, data=new_data,
+                    runnable=transition.target in kind.runnable and bool(new_step),
                     lease_token=lease_token, event=event, actor=actor.name, reason=reason,
-                    trace_id=trace_id or uuid.uuid4().hex, now=now, checkpoint=checkpoint)
-    if not sql.apply_move(move):
+                    trace_id=trace_id or uuid.uuid4().hex, now=now, checkpoint=checkpoint,
+                    supersede_approvals=transition.supersedes_approvals, durable=transition.durable)
+    moved, written_depth = sql.apply_move(move)
+    if not moved:
         _explain_lost_race(task, lease_token)
-    task.state, task.version, task.step, task.data = transition.target, new_version, new_step, new_data
+    task.state, task.version, task.step = transition.target, task.version + 1, new_step
     task.runnable, task.updated_at = move.runnable, now
+    if new_data is not None:
+        task.data = new_data
+    memory = _memory_of(task, checkpoint_depth=written_depth)
+    transaction.on_commit(lambda: _remember(task.pk, memory), robust=True)
     return task
 
 
 def checkpoint_payload(task: Task, *, label: str, pending: list, refs: list) -> dict:
+    """The fields of a full checkpoint of `task` as it stands."""
     snapshot = {"state": task.state, "version": task.version, "step": task.step, "data": task.data}
-    body = {"snapshot": snapshot, "cursor": task.step, "pending": pending, "external_refs": refs,
-            "tenant": task.tenant, "schema_version": task.schema_version}
-    checksum = hashlib.sha256(sql.dumps(body).encode()).hexdigest()
-    return {"label": label, "checksum": checksum, **body}
+    return _checkpoint_fields(snapshot, label=label, cursor=task.step, pending=pending, refs=refs,
+                              tenant=task.tenant, schema_version=task.schema_version)
+
+
+def _checkpoint_fields(snapshot: dict, *, label, cursor, pending, refs, tenant, schema_version) -> dict:
+    # Serialised once; the checksum is of exactly the text stored.
+    body = sql.dumps({"snapshot": snapshot, "cursor": cursor, "pending": pending, "external_refs": refs,
+                      "tenant": tenant, "schema_version": schema_version})
+    return {"label": label, "cursor": cursor, "tenant": tenant, "schema_version": schema_version, "body": body,
+            "checksum": hashlib.sha256(body.encode()).hexdigest()}
+
+
+def checkpoint_latest(task_id):
+    """The task's newest checkpoint with its whole state (a delta chain merged onto its full
+    snapshot), read in one query without building ORM models; None if the task has none."""
+    return sql.read_checkpoint(task_id)
+
+
+def checkpoint_load(task_id, version: int):
+    """The checkpoint of `version` with its whole state, in one query; None if there is none."""
+    return sql.read_checkpoint(task_id, version=version)
 
 
 def checkpoint_is_intact(checkpoint) -> bool:
-    body = {"snapshot": checkpoint.snapshot, "cursor": checkpoint.cursor, "pending": checkpoint.pending,
-            "external_refs": checkpoint.external_refs, "tenant": checkpoint.tenant,
-            "schema_version": checkpoint.schema_version}
-    return hashlib.sha256(sql.dumps(body).encode()).hexdigest() == checkpoint.checksum
+    """Every stored text behind `checkpoint` hashes to its checksum, and what it holds in memory
+    is what that text says (a record from checkpoint_latest checks its whole chain)."""
+    if isinstance(checkpoint, sql.CheckpointRecord):
+        return sql.record_is_intact(checkpoint)
+    stored_ok = hashlib.sha256(checkpoint.body.encode()).hexdigest() == checkpoint.checksum
+    if not stored_ok or json.loads(checkpoint.body) != checkpoint.content:
+        return False
+    if checkpoint.is_delta:
+        record = sql.read_checkpoint(checkpoint.task_id, version=checkpoint.version)
+        return record.id == checkpoint.id and sql.record_is_intact(record) and record.snapshot == checkpoint.snapshot
+    return True
+
+
+def checkpoints_prune(task_id) -> int:
+    """Retention: delete the checkpoints before the newest full one, which with the deltas after
+    it still gives the whole state. Events, receipts and approvals are never pruned."""
+    from .models import Checkpoint
+
+    newest_full = Checkpoint.objects.filter(task_id=task_id, depth=0).order_by("-version").values("version")[:1]
+    deleted, _ = Checkpoint.objects.filter(task_id=task_id, version__lt=newest_full).delete()
+    return deleted
 
 
 def _with_data(task: Task, data: dict) -> Task:
     return Task(id=task.id, kind=task.kind, initiator_id=task.initiator_id, tenant=task.tenant, state=task.state,
                 version=task.version, step=task.step, data=data, lease_token=task.lease_token)
+
+
+# What this process last committed for each task it moved: every field fire() reads is fixed by
+# (task, version) except the lease token, and the write is conditional on the version, state,
+# step and lease, so a stale memory can only make the write miss, never land on another state.
+# A miss (or any refusal) is decided again on a fresh read.
+_RECENT: dict[str, tuple] = {}
+_RECENT_MAX = 4096
+_REMEMBERED = ("kind", "initiator_id", "tenant", "state", "version", "step", "schema_version")
+
+
+def _memory_of(task: Task, *, checkpoint_depth: int | None) -> tuple:
+    checkpoint = (task.version, checkpoint_depth) if checkpoint_depth is not None else (
+        task.checkpoint_version, task.checkpoint_depth)
+    return tuple(getattr(task, f) for f in _REMEMBERED), checkpoint
+
+
+def _remember(task_id, memory: tuple):
+    """Called once the move is committed: a rolled-back move is never remembered."""
+    if len(_RECENT) >= _RECENT_MAX:
+        _RECENT.pop(next(iter(_RECENT)), None)
+    _RECENT[str(task_id)] = memory
+
+
+def _recall(task_id, expected_version: int | None, lease_token: int | None) -> Task | None:
+    known = _RECENT.get(str(task_id)) if expected_version is not None else None
+    if known is None or known[0][4] != expected_version:
+        return None
+    task = Task.from_db(connection.alias, ["id", *_REMEMBERED, "lease_token"],
+                        [Task._meta.pk.to_python(task_id), *known[0], lease_token or 0])
+    task.checkpoint_version, task.checkpoint_depth = known[1]
+    task.from_memory = True
+    return task
 
 
 def _read(task_id) -> Task:

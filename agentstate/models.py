@@ -1,5 +1,6 @@
 """The runtime's tables: Session/Turn (what was said), Task and what proves its progress
 (TaskEvent, Checkpoint, Receipt, Approval). Nothing here names a business domain."""
+import json
 import uuid
 
 from django.conf import settings
@@ -116,22 +117,58 @@ class TaskEvent(AppendOnlyModel):
 
 
 class Checkpoint(AppendOnlyModel):
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints")
+    """What the agent knew at a boundary. `body` is the JSON exactly as serialised and hashed
+    (snapshot, cursor, pending, external_refs, tenant, schema_version), so verifying it hashes the
+    stored text and never re-serialises. A checkpoint of depth 0 holds the whole state in
+    snapshot["data"]; one of depth d > 0 holds in snapshot["delta"] only the top-level keys that
+    changed since the checkpoint before it (version - 1), d links after the last full one."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints", db_index=False)
     version = models.PositiveIntegerField()
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, db_index=False)
     tenant = models.CharField(max_length=50)
     schema_version = models.PositiveSmallIntegerField(default=1)
     label = models.CharField(max_length=60)
-    snapshot = models.JSONField(default=dict)
     cursor = models.CharField(max_length=60, blank=True)
-    pending = models.JSONField(default=list, blank=True)
-    external_refs = models.JSONField(default=list, blank=True)
+    depth = models.PositiveSmallIntegerField(default=0, help_text="0: full snapshot; n: n-th delta after it.")
+    body = models.TextField()
     checksum = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["task", "id"]
-        indexes = [models.Index(fields=["task", "-id"])]
+        # One index serves the FK, "newest first" and the delta chain (a range of versions);
+        # parent is never searched.
+        indexes = [models.Index(fields=["task", "-version"], name="checkpoint_task_version_idx")]
+
+    @property
+    def content(self) -> dict:
+        if getattr(self, "_content", None) is None:
+            self._content = json.loads(self.body)
+        return self._content
+
+    @property
+    def snapshot(self) -> dict:
+        """The state at this checkpoint, whole: a delta is merged onto its chain (one query)."""
+        if not self.is_delta:
+            return self.content["snapshot"]
+        if getattr(self, "_snapshot", None) is None:
+            from .sql import read_checkpoint
+
+            self._snapshot = read_checkpoint(self.task_id, version=self.version).snapshot
+        return self._snapshot
+
+    @property
+    def pending(self) -> list:
+        return self.content["pending"]
+
+    @property
+    def external_refs(self) -> list:
+        return self.content["external_refs"]
+
+    @property
+    def is_delta(self) -> bool:
+        return self.depth > 0
 
 
 class Receipt(models.Model):

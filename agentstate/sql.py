@@ -1,11 +1,13 @@
-"""The engine's writes to the task row, in one place so they can be tuned.
+"""The engine's reads and writes of tasks and checkpoints, in one place so they can be tuned.
 
 On PostgreSQL a transition is one statement: a conditional UPDATE of the task (WHERE
 version = n, and the lease token when a worker writes) whose RETURNING feeds the event,
-checkpoint and approval-supersede writes in the same statement. Zero rows means someone
-else moved the task first, and then nothing at all was written. Elsewhere (SQLite) the
-same writes run as ORM calls inside one transaction.
+checkpoint and, when the transition says so, approval-supersede writes in the same
+statement. Zero rows means someone else moved the task first, and then nothing at all was
+written. Elsewhere (SQLite) the same writes run as ORM calls inside one transaction.
+The newest checkpoint, with the delta chain back to its full snapshot, is one query.
 """
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -20,9 +22,11 @@ class Move:
     task_id: object
     from_version: int
     from_state: str
+    from_step: str
     to_state: str
     step: str
-    data: dict
+    changes: dict     # the top-level keys this move sets, merged into the task's JSON
+    data: dict | None  # the whole merged JSON when the engine read it (always on SQLite)
     runnable: bool
     lease_token: int | None
     event: str
@@ -30,123 +34,309 @@ class Move:
     reason: str
     trace_id: str
     now: object
-    checkpoint: dict | None  # label, tenant, schema_version, snapshot, cursor, pending, external_refs, checksum
+    checkpoint: dict | None  # label, cursor, tenant, schema_version, pending, external_refs, depth, delta
+    supersede_approvals: bool = True
+    durable: bool = True  # False: commit without waiting for the WAL flush (see kinds.Transition)
 
 
 def dumps(value) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder, sort_keys=True, ensure_ascii=False)
 
 
+def merges_in_database() -> bool:
+    return connection.vendor == "postgresql"
+
+
+# A checkpoint holds the whole state when that is small (under DELTA_ABOVE bytes as stored,
+# i.e. compressed) or when FULL_EVERY - 1 deltas came before it; otherwise it holds only the
+# keys this move set, so a step that touches one key of a large state writes that key, not the state.
+FULL_EVERY = 32
+DELTA_ABOVE = 4096
+
 _T = Task._meta.db_table
 _E = TaskEvent._meta.db_table
 _C = Checkpoint._meta.db_table
 _A = Approval._meta.db_table
 
+# The task's JSON is merged in place (`||` is a top-level merge, as in fire()); without changes
+# the column is left alone, so PostgreSQL keeps its stored (TOASTed) value as it is.
 _PG_MOVE = f"""
 WITH moved AS (
     UPDATE {_T} SET state = %(to_state)s, version = version + 1, step = %(step)s,
-           data = %(data)s::jsonb, runnable = %(runnable)s, updated_at = %(now)s
-     WHERE id = %(task_id)s AND version = %(from_version)s AND state = %(from_state)s
+           data = CASE WHEN %(changes)s::jsonb IS NULL THEN data ELSE data || %(changes)s::jsonb END,
+           runnable = %(runnable)s, updated_at = %(now)s
+     WHERE id = %(task_id)s AND version = %(from_version)s AND state = %(from_state)s AND step = %(from_step)s
            AND (%(lease_token)s::bigint IS NULL OR lease_token = %(lease_token)s::bigint)
-    RETURNING id, version
+    RETURNING id, version, data
 ), event AS (
     INSERT INTO {_E} (task_id, at, actor, event, from_state, to_state, version, reason, trace_id, data)
     SELECT id, %(now)s, %(actor)s, %(event)s, %(from_state)s, %(to_state)s, version, %(reason)s,
            %(trace_id)s, '{{}}'::jsonb FROM moved
     RETURNING id
-), superseded AS (
+){{supersede}}{{checkpoint}}
+SELECT count(*), {{written_depth}}{{commit}} FROM moved
+"""
+
+# The transition's supersedes_approvals flag (kinds.Transition) puts this part in the statement.
+_PG_SUPERSEDE = f""", superseded AS (
     UPDATE {_A} SET status = 'superseded'
      WHERE task_id = %(task_id)s AND status = 'pending' AND EXISTS (SELECT 1 FROM moved)
     RETURNING id
-){{checkpoint}}
-SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM superseded)
-"""
-
-_PG_CHECKPOINT = f""", checkpoint AS (
-    INSERT INTO {_C} (task_id, version, parent_id, tenant, schema_version, label, snapshot, cursor,
-                      pending, external_refs, checksum, created_at)
-    SELECT id, version, (SELECT max(id) FROM {_C} WHERE task_id = %(task_id)s), %(cp_tenant)s,
-           %(cp_schema_version)s, %(cp_label)s, %(cp_snapshot)s::jsonb, %(cp_cursor)s,
-           %(cp_pending)s::jsonb, %(cp_external_refs)s::jsonb, %(cp_checksum)s, %(now)s
-      FROM moved
-    RETURNING id
 )"""
 
-PG_WITH_CHECKPOINT = _PG_MOVE.replace("{checkpoint}", _PG_CHECKPOINT)
-PG_WITHOUT_CHECKPOINT = _PG_MOVE.replace("{checkpoint}", "")
+# The whole state is serialised by the server from the row just written (never sent by the
+# client), and every body is hashed by the server as the exact text stored.
+_PG_CHECKPOINT = f""", checkpoint AS (
+    INSERT INTO {_C} (task_id, version, parent_id, tenant, schema_version, label, cursor, depth, body, checksum,
+                      created_at)
+    SELECT m.id, m.version, (SELECT id FROM {_C} WHERE task_id = %(task_id)s ORDER BY version DESC LIMIT 1),
+           %(cp_tenant)s, %(cp_schema_version)s, %(cp_label)s, %(cp_cursor)s,
+           CASE WHEN m.whole THEN 0 ELSE %(cp_depth)s END, b.body,
+           encode(sha256(convert_to(b.body, 'UTF8')), 'hex'), %(now)s
+      FROM (SELECT moved.*, (%(cp_depth)s = 0 OR pg_column_size(moved.data) < {DELTA_ABOVE}) AS whole
+              FROM moved) m,
+           LATERAL (SELECT CASE WHEN m.whole THEN jsonb_build_object(
+               'snapshot', jsonb_build_object('state', %(to_state)s::text, 'version', m.version,
+                                              'step', %(step)s::text, 'data', m.data),
+               'cursor', %(cp_cursor)s::text, 'pending', %(cp_pending)s::jsonb,
+               'external_refs', %(cp_external_refs)s::jsonb, 'tenant', %(cp_tenant)s::text,
+               'schema_version', %(cp_schema_version)s::int)::text
+               ELSE %(cp_delta)s::text END AS body) b
+    RETURNING depth
+)"""
+
+# A move that is its own transaction and not durable sets synchronous_commit=off for that one
+# transaction (set_config(..., true) ends with it): the commit does not wait for the WAL flush.
+_NO_FLUSH_WAIT = ", set_config('synchronous_commit', 'off', true)"
+
+PG_MOVES = {(supersede, checkpoint, durable): _PG_MOVE.replace("{supersede}", _PG_SUPERSEDE if supersede else "")
+            .replace("{checkpoint}", _PG_CHECKPOINT if checkpoint else "")
+            .replace("{written_depth}", "(SELECT depth FROM checkpoint)" if checkpoint else "NULL::int")
+            .replace("{commit}", "" if durable else _NO_FLUSH_WAIT)
+            for supersede in (True, False) for checkpoint in (True, False) for durable in (True, False)}
 
 
-_READ_COLUMNS = ("id", "kind", "initiator_id", "tenant", "state", "version", "step", "data", "schema_version",
+# In the model's field order, as Task.from_db() expects.
+_READ_COLUMNS = ("id", "kind", "initiator_id", "tenant", "state", "version", "step", "schema_version",
                  "lease_token")
-_READ = f"SELECT {', '.join(_READ_COLUMNS)} FROM {_T} WHERE id = %s"
+_READ_COLUMNS_WITH_DATA = ("id", "kind", "initiator_id", "tenant", "state", "version", "step", "data",
+                           "schema_version", "lease_token")
+# The task without its JSON, and the version and depth of its newest checkpoint (does a delta fit?).
+_READ = f"""
+SELECT {{columns}},
+       (SELECT version FROM {_C} WHERE task_id = t.id ORDER BY version DESC LIMIT 1),
+       (SELECT depth FROM {_C} WHERE task_id = t.id ORDER BY version DESC LIMIT 1)
+  FROM {_T} t WHERE t.id = %s"""
+_READS = {columns: _READ.replace("{columns}", ", ".join("t." + c for c in columns))
+          for columns in (_READ_COLUMNS, _READ_COLUMNS_WITH_DATA)}
+_READ_DATA = f"SELECT data FROM {_T} WHERE id = %s"
+
+
+_PREPARED_CURSOR = None
+
+
+def _prepared():
+    """A cursor whose statements PostgreSQL parses and plans once per connection (Django's own
+    cursors bind on the client and are planned on every call); Django still sees every query."""
+    global _PREPARED_CURSOR
+    if _PREPARED_CURSOR is None:
+        from django.db.backends.postgresql.base import ServerBindingCursor
+
+        class Prepared(ServerBindingCursor):
+            def execute(self, query, params=None, *, prepare=None, binary=None):
+                return super().execute(query, params, prepare=True, binary=binary)
+
+        _PREPARED_CURSOR = Prepared
+    connection.ensure_connection()
+    return connection._prepare_cursor(_PREPARED_CURSOR(connection.connection))
+
+
+def _pk(task_id):
+    pk = Task._meta.pk
+    return pk.get_db_prep_value(pk.to_python(task_id), connection)
 
 
 def read_task(task_id) -> Task | None:
-    """The task as fire() needs it, in one plain query (the ORM's own costs as much as the query)."""
-    pk = Task._meta.pk
-    with connection.cursor() as cursor:
-        cursor.execute(_READ, [pk.get_db_prep_value(pk.to_python(task_id), connection)])
+    """The task as fire() needs it, in one plain query (the ORM's own costs as much as the query).
+    Where the database merges the JSON (PostgreSQL) `data` is left deferred: it loads on first
+    use, or through read_task_data(); elsewhere it is read here."""
+    columns = _READ_COLUMNS if merges_in_database() else _READ_COLUMNS_WITH_DATA
+    with _cursor() as cursor:
+        cursor.execute(_READS[columns], [_pk(task_id)])
         row = cursor.fetchone()
     if row is None:
         return None
-    values = dict(zip(_READ_COLUMNS, row))
-    values["id"] = pk.to_python(values["id"])
-    values["data"] = Task._meta.get_field("data").from_db_value(values["data"], None, connection)
-    task = Task(**values)
-    task._state.adding, task._state.db = False, connection.alias
+    values = list(row[:len(columns)])
+    values[0] = Task._meta.pk.to_python(values[0])
+    if "data" in columns:
+        at = columns.index("data")
+        values[at] = Task._meta.get_field("data").from_db_value(values[at], None, connection)
+    task = Task.from_db(connection.alias, list(columns), values)
+    task.checkpoint_version, task.checkpoint_depth = row[-2], row[-1] or 0
     return task
 
 
-def apply_move(move: Move) -> bool:
-    """Write the transition if the task is still where the caller read it. True if written."""
+def read_task_data(task_id) -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute(_READ_DATA, [_pk(task_id)])
+        (data,) = cursor.fetchone()
+    return Task._meta.get_field("data").from_db_value(data, None, connection)
+
+
+def apply_move(move: Move) -> tuple[bool, int | None]:
+    """Write the transition if the task is still where the caller read it. Returns whether it
+    was written and the depth of the checkpoint written (None: none)."""
     if connection.vendor == "postgresql":
         return _apply_pg(move)
     return _apply_orm(move)
 
 
-def _apply_pg(move: Move) -> bool:
+def _apply_pg(move: Move) -> tuple[bool, int | None]:
     params = {
         "task_id": move.task_id, "from_version": move.from_version, "from_state": move.from_state,
-        "to_state": move.to_state, "step": move.step, "data": dumps(move.data), "runnable": move.runnable,
-        "lease_token": move.lease_token, "event": move.event, "actor": move.actor, "reason": move.reason,
-        "trace_id": move.trace_id, "now": move.now,
+        "from_step": move.from_step,
+        "to_state": move.to_state, "step": move.step, "changes": dumps(move.changes) if move.changes else None,
+        "runnable": move.runnable, "lease_token": move.lease_token, "event": move.event, "actor": move.actor,
+        "reason": move.reason, "trace_id": move.trace_id, "now": move.now,
     }
-    sql = PG_WITHOUT_CHECKPOINT
-    if move.checkpoint is not None:
-        sql = PG_WITH_CHECKPOINT
-        cp = move.checkpoint
-        params |= {
-            "cp_tenant": cp["tenant"], "cp_schema_version": cp["schema_version"], "cp_label": cp["label"],
-            "cp_snapshot": dumps(cp["snapshot"]), "cp_cursor": cp["cursor"], "cp_pending": dumps(cp["pending"]),
-            "cp_external_refs": dumps(cp["external_refs"]), "cp_checksum": cp["checksum"],
-        }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        moved, _superseded = cursor.fetchone()
-    return moved == 1
+    cp = move.checkpoint
+    if cp is not None:
+        params |= {"cp_tenant": cp["tenant"], "cp_schema_version": cp["schema_version"], "cp_label": cp["label"],
+                   "cp_cursor": cp["cursor"], "cp_depth": cp["depth"], "cp_pending": dumps(cp["pending"]),
+                   "cp_external_refs": dumps(cp["external_refs"]),
+                   "cp_delta": dumps(delta_body(move)) if cp["depth"] else None}
+    with _prepared() as cursor:
+        # Inside a caller's transaction the caller's commit decides, so the move is durable there.
+        durable = move.durable or connection.in_atomic_block
+        cursor.execute(PG_MOVES[move.supersede_approvals, cp is not None, durable], params)
+        moved, depth = cursor.fetchone()[:2]
+    return moved == 1, depth
 
 
-def _apply_orm(move: Move) -> bool:
+def delta_body(move: Move) -> dict:
+    cp = move.checkpoint
+    return {"snapshot": {"state": move.to_state, "version": move.from_version + 1, "step": move.step,
+                         "delta": move.changes},
+            "cursor": cp["cursor"], "pending": cp["pending"], "external_refs": cp["external_refs"],
+            "tenant": cp["tenant"], "schema_version": cp["schema_version"]}
+
+
+def full_body(move: Move) -> dict:
+    body = delta_body(move)
+    body["snapshot"] = {"state": move.to_state, "version": move.from_version + 1, "step": move.step,
+                        "data": move.data}
+    return body
+
+
+def _apply_orm(move: Move) -> tuple[bool, int | None]:
     with transaction.atomic():
-        rows = Task.objects.filter(pk=move.task_id, version=move.from_version, state=move.from_state)
+        rows = Task.objects.filter(pk=move.task_id, version=move.from_version, state=move.from_state,
+                                   step=move.from_step)
         if move.lease_token is not None:
             rows = rows.filter(lease_token=move.lease_token)
         moved = rows.update(state=move.to_state, version=move.from_version + 1, step=move.step, data=move.data,
                             runnable=move.runnable, updated_at=move.now)
         if not moved:
-            return False
+            return False, None
         version = move.from_version + 1
         TaskEvent.objects.create(task_id=move.task_id, actor=move.actor, event=move.event,
                                  from_state=move.from_state, to_state=move.to_state, version=version,
                                  reason=move.reason, trace_id=move.trace_id)
-        Approval.objects.filter(task_id=move.task_id, status=Approval.Status.PENDING).update(
-            status=Approval.Status.SUPERSEDED)
-        if move.checkpoint is not None:
-            cp = move.checkpoint
-            parent_id = Checkpoint.objects.filter(task_id=move.task_id).order_by("-id").values_list(
-                "id", flat=True).first()
-            Checkpoint.objects.create(task_id=move.task_id, version=version, parent_id=parent_id,
-                                      tenant=cp["tenant"], schema_version=cp["schema_version"], label=cp["label"],
-                                      snapshot=cp["snapshot"], cursor=cp["cursor"], pending=cp["pending"],
-                                      external_refs=cp["external_refs"], checksum=cp["checksum"])
-    return True
+        if move.supersede_approvals:
+            Approval.objects.filter(task_id=move.task_id, status=Approval.Status.PENDING).update(
+                status=Approval.Status.SUPERSEDED)
+        if move.checkpoint is None:
+            return True, None
+        cp = move.checkpoint
+        whole = not cp["depth"] or len(dumps(move.data)) < DELTA_ABOVE
+        body = dumps(full_body(move) if whole else delta_body(move))
+        parent_id = Checkpoint.objects.filter(task_id=move.task_id).order_by("-version").values_list(
+            "id", flat=True).first()
+        Checkpoint.objects.create(task_id=move.task_id, version=version, parent_id=parent_id, tenant=cp["tenant"],
+                                  schema_version=cp["schema_version"], label=cp["label"], cursor=cp["cursor"],
+                                  depth=0 if whole else cp["depth"], body=body,
+                                  checksum=hashlib.sha256(body.encode()).hexdigest())
+    return True, 0 if whole else cp["depth"]
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    """A checkpoint read without the ORM, with its whole state: `snapshot["data"]` is the full
+    snapshot it descends from with every delta up to this one merged in. `chain` holds the stored
+    texts and checksums it was built from (one for a full checkpoint)."""
+    id: int
+    task_id: object
+    version: int
+    parent_id: int | None
+    tenant: str
+    schema_version: int
+    label: str
+    cursor: str
+    depth: int
+    checksum: str
+    created_at: object
+    snapshot: dict
+    pending: list
+    external_refs: list
+    chain: tuple
+
+
+_CP_COLUMNS = ("id", "task_id", "version", "parent_id", "tenant", "schema_version", "label", "cursor", "depth",
+               "checksum", "created_at", "body")
+# The newest (or the named version's) checkpoint and the links back to its full snapshot, which
+# a walk down the (task, -id) index finds within FULL_EVERY rows.
+_CP_CHAIN = f"""
+WITH target AS (
+    SELECT version, depth FROM {_C}
+     WHERE task_id = %(task_id)s AND (CAST(%(version)s AS integer) IS NULL OR version = CAST(%(version)s AS integer))
+     ORDER BY version DESC LIMIT 1
+)
+SELECT {', '.join('c.' + c for c in _CP_COLUMNS)} FROM {_C} c, target
+ WHERE c.task_id = %(task_id)s AND c.version BETWEEN target.version - target.depth AND target.version
+ ORDER BY c.version"""
+
+
+def _cursor():
+    return _prepared() if connection.vendor == "postgresql" else connection.cursor()
+
+
+class BrokenChain(Exception):
+    """A delta checkpoint whose full snapshot is missing: retention must never allow it."""
+
+
+def read_checkpoint(task_id, version: int | None = None) -> CheckpointRecord | None:
+    with _cursor() as cursor:
+        cursor.execute(_CP_CHAIN, {"task_id": _pk(task_id), "version": version})
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    return build_record([dict(zip(_CP_COLUMNS, row)) for row in rows])
+
+
+def build_record(links: list[dict]) -> CheckpointRecord:
+    """Merge a chain (full snapshot first, then its deltas in order) into one record."""
+    contents = [json.loads(link["body"]) for link in links]
+    if links[0]["depth"] != 0 or [link["depth"] for link in links] != list(range(len(links))):
+        raise BrokenChain(f"Checkpoint chain of task {links[0]['task_id']} does not start at a full snapshot.")
+    data = dict(contents[0]["snapshot"]["data"])
+    for content in contents[1:]:
+        data.update(content["snapshot"]["delta"])
+    last, content = links[-1], contents[-1]
+    snapshot = {k: v for k, v in content["snapshot"].items() if k != "delta"} | {"data": data}
+    values = {k: v for k, v in last.items() if k != "body"}
+    values["task_id"] = Task._meta.pk.to_python(values["task_id"])
+    return CheckpointRecord(**values, snapshot=snapshot, pending=content["pending"],
+                            external_refs=content["external_refs"],
+                            chain=tuple((link["body"], link["checksum"]) for link in links))
+
+
+def record_is_intact(record: CheckpointRecord) -> bool:
+    if any(hashlib.sha256(body.encode()).hexdigest() != checksum for body, checksum in record.chain):
+        return False
+    rebuilt = build_record([{"id": record.id, "task_id": record.task_id, "version": record.version,
+                             "parent_id": record.parent_id, "tenant": record.tenant,
+                             "schema_version": record.schema_version, "label": record.label,
+                             "cursor": record.cursor, "depth": n, "checksum": checksum, "created_at": record.created_at,
+                             "body": body} for n, (body, checksum) in enumerate(record.chain)])
+    return (rebuilt.snapshot, rebuilt.pending, rebuilt.external_refs, rebuilt.tenant) == (
+        record.snapshot, record.pending, record.external_refs, json.loads(record.chain[-1][0])["tenant"])

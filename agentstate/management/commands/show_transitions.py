@@ -19,11 +19,12 @@ class Command(BaseCommand):
             task_kind = get_kind(kind)
         except LookupError as exc:
             raise CommandError(str(exc))
-        rows = [("from", "event", "to", "who may fire it", "guard")]
+        rows = [("from", "event", "to", "who may fire it", "guard", "supersedes pending approvals")]
         for t in task_kind.transitions:
             guard = getattr(t.guard, "__name__", "") if t.guard else ""
-            rows.append((t.source, t.event, t.target, ", ".join(t.allowed), guard))
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+            rows.append((t.source, t.event, t.target, ", ".join(t.allowed), guard,
+                         "yes" if t.supersedes_approvals else "no"))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for n, row in enumerate(rows):
             self.stdout.write("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
             if n == 0:

@@ -1,0 +1,262 @@
+"""agentstate against LangGraph's PostgreSQL checkpointer, side by side in one run, and pgbench.
+
+    .venv/bin/python bench/sidebyside.py [--iterations 300] [--json out.json]
+
+One process, one PostgreSQL server, one database (`procurement_bench`, created if missing).
+For each state size (1, 10, 100 KB) the two sides alternate call by call, so both see the same
+noise from the rest of the machine:
+
+- agentstate: `fire()` of a runtime event with its checkpoint (the transition, its event and
+  its checkpoint in one statement, conditional on the version), then `checkpoint_latest()`;
+- LangGraph: `PostgresSaver.put()` of a checkpoint then `get_tuple()` of the latest one, on
+  the connection LangGraph's own `from_conn_string` makes (autocommit, no prepared statements).
+
+Each step changes one small top-level key of a state holding the rest of the size, as an agent
+step usually does: LangGraph gets `new_versions` naming only that channel (so it rewrites no
+blob), agentstate gets `data={"n": i}` merged into the task. Then `pgbench -N` (simple update)
+runs 10 s at 1 and 4 clients on the same server, so transitions per second can be read as a
+share of what the server does with a plain write transaction.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/procurement_bench")
+import django  # noqa: E402
+
+from bench.pgadmin import ensure_database, pct  # noqa: E402
+
+django.setup()
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from agentstate.actors import Actor  # noqa: E402
+from agentstate.kinds import RUNTIME, TaskKind, Transition, register  # noqa: E402
+from agentstate.machine import checkpoint_is_intact, checkpoint_latest, fire, task_create  # noqa: E402
+from agentstate.models import Task  # noqa: E402
+
+KIND, TENANT = "bench_sbs", "BENCH"
+SIZES_KB = (1, 10, 100)
+# Two modes, each side by side with LangGraph on the same setting: "flush" (both commit as the
+# server says: synchronous_commit=on), and "no-wait" (agentstate's runtime moves declared
+# durable=False; LangGraph's connection with synchronous_commit=off).
+MODES = {"flush": (KIND, ""), "no-wait": (KIND + "_nowait", "options=-c%20synchronous_commit%3Doff")}
+for durable, kind_name in ((True, KIND), (False, KIND + "_nowait")):
+    register(TaskKind(name=kind_name, initial="ping", transitions=[
+        Transition("ping", "pong", "pong", (RUNTIME,), durable=durable),
+        Transition("pong", "ping", "ping", (RUNTIME,), durable=durable)]))
+NEXT_EVENT = {"ping": "pong", "pong": "ping"}
+ACTOR = Actor.runtime("bench")
+
+
+def state_of(kb: int) -> dict:
+    """A purchase-like state of about `kb` KB of JSON: request lines plus a few scalars."""
+    line = {"description": "Laptop 14-inch, 32 GB", "quantity": 2, "unit_price": "35000.00", "amount": "70000.00",
+            "supplier": "S-01", "note": "for the new hires in the platform team"}
+    per_line = len(json.dumps(line)) + 2
+    state = {"department": "ENG", "currency": "TWD", "total": "110250.00", "n": 0}
+    state["lines"] = [dict(line, index=i) for i in range(max(1, (kb * 1024 - 120) // (per_line + 12)))]
+    return state
+
+
+def measure_agentstate(task_id, version, i):
+    started = time.perf_counter()
+    task = fire(task_id, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
+                data={"n": i})
+    checkpoint = checkpoint_latest(task_id)
+    elapsed = time.perf_counter() - started
+    assert checkpoint.version == task.version and checkpoint.snapshot["data"]["n"] == i
+    return elapsed, task.version
+
+
+def langgraph_saver(url: str):
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    return PostgresSaver.from_conn_string(url)
+
+
+def measure_langgraph(saver, thread_id, state, i, parent):
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    checkpoint = empty_checkpoint()
+    values = dict(state, n=i)
+    checkpoint["channel_values"] = values
+    checkpoint["channel_versions"] = {k: ("1" if k != "n" else str(i + 2)) for k in values}
+    config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    if parent:
+        config["configurable"]["checkpoint_id"] = parent
+    new_versions = checkpoint["channel_versions"] if i == 0 else {"n": str(i + 2)}
+    started = time.perf_counter()
+    saved = saver.put(config, checkpoint, {"source": "loop", "step": i}, new_versions)
+    got = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
+    elapsed = time.perf_counter() - started
+    assert got.checkpoint["channel_values"]["n"] == i and len(got.checkpoint["channel_values"]) == len(values)
+    return elapsed, saved["configurable"]["checkpoint_id"]
+
+
+def summary(seconds: list[float]) -> dict:
+    return {"p50_ms": round(pct(seconds, 50) * 1000, 3), "p95_ms": round(pct(seconds, 95) * 1000, 3),
+            "mean_ms": round(sum(seconds) / len(seconds) * 1000, 3), "n": len(seconds)}
+
+
+def side_by_side(user, saver, iterations: int, mode: str) -> list[dict]:
+    rows = []
+    for kb in SIZES_KB:
+        state = state_of(kb)
+        task = task_create(kind=MODES[mode][0], initiator=user, tenant=TENANT, data=state)
+        thread_id, parent, version = f"bench-{uuid.uuid4()}", None, task.version
+        ours, theirs = [], []
+        for i in range(iterations + 10):  # the first 10 of each warm up and are not counted
+            if i % 2:
+                elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
+                theirs.append(elapsed)
+                elapsed, version = measure_agentstate(task.pk, version, i)
+                ours.append(elapsed)
+            else:
+                elapsed, version = measure_agentstate(task.pk, version, i)
+                ours.append(elapsed)
+                elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
+                theirs.append(elapsed)
+        ours, theirs = ours[10:], theirs[10:]
+        assert checkpoint_is_intact(checkpoint_latest(task.pk))
+        row = {"mode": mode, "size_kb": kb, "state_bytes": len(json.dumps(state)), "agentstate": summary(ours),
+               "langgraph": summary(theirs)}
+        row["ratio_p50"] = round(row["langgraph"]["p50_ms"] / row["agentstate"]["p50_ms"], 2)
+        row["ratio_p95"] = round(row["langgraph"]["p95_ms"] / row["agentstate"]["p95_ms"], 2)
+        rows.append(row)
+        print(f"{mode:>7} {kb:>4} KB  agentstate p50 {row['agentstate']['p50_ms']:6.2f} ms p95 {row['agentstate']['p95_ms']:6.2f}"
+              f"  |  langgraph p50 {row['langgraph']['p50_ms']:6.2f} ms p95 {row['langgraph']['p95_ms']:6.2f}"
+              f"  |  ratio p50 {row['ratio_p50']:.2f}x p95 {row['ratio_p95']:.2f}x", flush=True)
+    return rows
+
+
+def fire_only(user, iterations: int) -> dict:
+    """fire() alone at 1 KB, the figure compared with pgbench."""
+    task = task_create(kind=KIND, initiator=user, tenant=TENANT, data=state_of(1))
+    version, seconds = task.version, []
+    for i in range(iterations):
+        started = time.perf_counter()
+        version = fire(task.pk, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
+                       data={"n": i}).version
+        seconds.append(time.perf_counter() - started)
+    return summary(seconds)
+
+
+def pgbench(clients: int, seconds: int) -> dict:
+    params = connection.get_connection_params()
+    env = dict(os.environ, PGPASSWORD=str(params.get("password") or ""))
+    base = ["pgbench", "-h", str(params.get("host") or "127.0.0.1"), "-p", str(params.get("port") or 5432),
+            "-U", str(params.get("user") or "postgres")]
+    database = params["dbname"] + "_pgbench"
+    with psycopg_admin() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{database}"')
+    try:
+        subprocess.run([*base, "-i", "-q", "-s", "1", database], env=env, check=True, capture_output=True)
+        out = subprocess.run([*base, "-N", "-c", str(clients), "-j", str(clients), "-T", str(seconds), database],
+                             env=env, check=True, capture_output=True, text=True).stdout
+    finally:
+        with psycopg_admin() as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
+    latency = re.search(r"latency average = ([\d.]+) ms", out)
+    return {"clients": clients, "tps": round(tps, 1), "latency_ms": float(latency.group(1)) if latency else None}
+
+
+def psycopg_admin():
+    import psycopg
+
+    params = {k: v for k, v in connection.get_connection_params().items()
+              if k in ("host", "port", "user", "password") and v}
+    return psycopg.connect(**params, dbname="postgres", autocommit=True)
+
+
+def transitions_per_second(user, clients: int, seconds: float) -> float:
+    """fire() from `clients` processes, each moving its own task, for `seconds`: moves per second."""
+    tasks = [task_create(kind=KIND, initiator=user, tenant=TENANT, data=state_of(1)).pk for _ in range(clients)]
+    script = Path(__file__).resolve().parent / "sidebyside.py"
+    procs = [subprocess.Popen([sys.executable, str(script), "--spin", str(pk), str(seconds)], stdout=subprocess.PIPE,
+                              text=True, env=dict(os.environ, DATABASE_URL=os.environ["DATABASE_URL"]))
+             for pk in tasks]
+    moves = sum(int(p.communicate()[0].strip().splitlines()[-1]) for p in procs)
+    return moves / seconds
+
+
+def spin(task_id, seconds: float):
+    """Child of transitions_per_second: fire on one task for `seconds` after a short warm-up."""
+    version = Task.objects.get(pk=task_id).version
+    for i in range(20):
+        version = fire(task_id, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
+                       data={"n": i}).version
+    moves, deadline = 0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        version = fire(task_id, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
+                       data={"n": moves}).version
+        moves += 1
+    print(moves)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iterations", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=10, help="length of each pgbench and throughput run")
+    parser.add_argument("--json")
+    parser.add_argument("--skip-pgbench", action="store_true")
+    parser.add_argument("--spin", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.spin:
+        return spin(args.spin[0], float(args.spin[1]))
+    if connection.vendor != "postgresql":
+        sys.exit("bench/sidebyside.py measures PostgreSQL; set DATABASE_URL=postgres://...")
+    ensure_database()
+    call_command("migrate", verbosity=0)
+    Task.objects.filter(kind__in=[k for k, _ in MODES.values()]).delete()
+    user, _ = get_user_model().objects.get_or_create(username="bench-runner")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version'), current_setting('synchronous_commit'), "
+                       "current_setting('fsync'), current_setting('default_toast_compression')")
+        version, sync_commit, fsync, toast = cursor.fetchone()
+    print(f"PostgreSQL {version}: synchronous_commit={sync_commit}, fsync={fsync}, toast compression {toast}; "
+          f"{args.iterations} iterations per size, alternating", flush=True)
+    url = os.environ["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+    result = {"server": {"version": version, "synchronous_commit": sync_commit, "fsync": fsync,
+                         "default_toast_compression": toast},
+              "iterations": args.iterations}
+    result["sizes"] = []
+    for mode, (_kind, options) in MODES.items():
+        with langgraph_saver(url + ("?" + options if options else "")) as saver:
+            saver.setup()
+            result["sizes"] += side_by_side(user, saver, args.iterations, mode)
+    result["fire_only_1kb"] = fire_only(user, args.iterations)
+    print(f"fire() alone at 1 KB: p50 {result['fire_only_1kb']['p50_ms']:.2f} ms", flush=True)
+    if not args.skip_pgbench:
+        result["pgbench"] = []
+        for clients in (1, 4):
+            bench = pgbench(clients, args.seconds)
+            bench["transitions_per_s"] = round(transitions_per_second(user, clients, args.seconds), 1)
+            bench["share"] = round(bench["transitions_per_s"] / bench["tps"], 3)
+            result["pgbench"].append(bench)
+            print(f"{clients} client(s): pgbench -N {bench['tps']:,.0f} tps; agentstate {bench['transitions_per_s']:,.0f} "
+                  f"transitions/s = {bench['share']:.0%} of pgbench", flush=True)
+    Task.objects.filter(kind__in=[k for k, _ in MODES.values()]).delete()
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM checkpoint_writes WHERE thread_id LIKE 'bench-%%'")
+        cursor.execute("DELETE FROM checkpoint_blobs WHERE thread_id LIKE 'bench-%%'")
+        cursor.execute("DELETE FROM checkpoints WHERE thread_id LIKE 'bench-%%'")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

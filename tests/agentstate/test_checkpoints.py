@@ -1,0 +1,159 @@
+"""Checkpoints as fire() writes them and checkpoint_latest() reads them back: whole snapshots,
+delta chains and pruning; the remembered-task fast path; supersede and durability as table data."""
+import secrets
+
+import pytest
+from django.db import connection
+
+from agentstate import machine, sql
+from agentstate.actors import Actor
+from agentstate.approvals import approval_open
+from agentstate.errors import LeaseLost, StaleVersion
+from agentstate.kinds import RUNTIME, TaskKind, Transition, register
+from agentstate.leases import lease_claim
+from agentstate.machine import checkpoint_is_intact, checkpoint_latest, checkpoints_prune, fire, task_create
+from agentstate.models import Approval, Checkpoint, Task, TaskEvent
+
+KIND = register(TaskKind(name="cp_test", initial="a", transitions=[
+    Transition("a", "go", "b", (RUNTIME,)),
+    Transition("b", "go", "a", (RUNTIME,)),
+    Transition("a", "note", "a", (RUNTIME,), supersedes_approvals=False),
+    Transition("b", "quick", "a", (RUNTIME,), durable=False),
+]))
+RUNTIME_ACTOR = Actor.runtime("test")
+
+
+def big_state() -> dict:
+    # Random text does not compress, so the stored JSON stays above sql.DELTA_ABOVE.
+    return {"lines": [secrets.token_hex(64) for _ in range(100)], "n": 0}
+
+
+def _move(task_id, version, **kwargs):
+    return fire(task_id, "go", actor=RUNTIME_ACTOR, expected_version=version, **kwargs)
+
+
+def _stored(task_id):
+    return list(Checkpoint.objects.filter(task_id=task_id).order_by("version"))
+
+
+@pytest.mark.django_db
+def test_checkpoint_latest_returns_exactly_what_fire_wrote_as_a_whole_snapshot(alice, django_assert_num_queries):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data={"a": 1}, step="first")
+    moved = _move(task.pk, 1, data={"b": [1, "two"]}, step="second", pending=[{"op": "erp"}], refs=[{"po": "PO-1"}])
+    with django_assert_num_queries(1):
+        latest = checkpoint_latest(task.pk)
+    row = Task.objects.get(pk=task.pk)
+    assert latest.snapshot == {"state": "b", "version": 2, "step": "second", "data": {"a": 1, "b": [1, "two"]}}
+    assert (latest.version, latest.cursor, latest.pending, latest.external_refs) == (2, "second", [{"op": "erp"}],
+                                                                                     [{"po": "PO-1"}])
+    assert latest.snapshot["data"] == row.data == moved.data and latest.depth == 0 and latest.tenant == "T1"
+    assert checkpoint_is_intact(latest) and checkpoint_is_intact(_stored(task.pk)[-1])
+
+
+@pytest.mark.django_db
+def test_a_large_state_is_stored_once_and_checkpoint_latest_merges_the_deltas(alice):
+    state = big_state()
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=state)
+    version = 1
+    for n in range(1, 4):
+        version = _move(task.pk, version, data={"n": n}, refs=[{"step": n}]).version
+    stored = _stored(task.pk)
+    assert [c.depth for c in stored] == [0, 1, 2, 3]
+    # A delta holds the key that moved, not the state.
+    assert stored[-1].content["snapshot"]["delta"] == {"n": 3} and state["lines"][0] not in stored[-1].body
+    latest = checkpoint_latest(task.pk)
+    assert latest.snapshot["data"] == Task.objects.get(pk=task.pk).data == {**state, "n": 3}
+    assert (latest.version, latest.depth, latest.external_refs) == (4, 3, [{"step": 3}])
+    assert checkpoint_is_intact(latest) and all(checkpoint_is_intact(c) for c in stored)
+    # Any version loads whole, and the ORM row of a delta shows the whole state too.
+    assert machine.checkpoint_load(task.pk, 2).snapshot["data"] == {**state, "n": 1} == stored[1].snapshot["data"]
+
+
+@pytest.mark.django_db
+def test_a_tampered_link_of_a_delta_chain_fails_the_check(alice):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=big_state())
+    _move(task.pk, 1, data={"n": 1})
+    _move(task.pk, 2, data={"n": 2})
+    link = _stored(task.pk)[1]
+    Checkpoint.objects.filter(pk=link.pk).update(body=link.body.replace('"n": 1', '"n": 7'))
+    assert not checkpoint_is_intact(checkpoint_latest(task.pk))
+
+
+@pytest.mark.django_db
+def test_after_pruning_the_delta_chain_still_loads_the_whole_state(alice, monkeypatch):
+    monkeypatch.setattr(machine, "FULL_EVERY", 4)
+    state = big_state()
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=state)
+    version = 1
+    for n in range(1, 11):
+        version = _move(task.pk, version, data={"n": n}).version
+    assert [c.depth for c in _stored(task.pk)] == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]
+    assert checkpoints_prune(task.pk) == 8
+    assert [(c.version, c.depth) for c in _stored(task.pk)] == [(9, 0), (10, 1), (11, 2)]
+    latest = checkpoint_latest(task.pk)
+    assert latest.snapshot["data"] == {**state, "n": 10} and checkpoint_is_intact(latest)
+    # Events are never pruned.
+    assert TaskEvent.objects.filter(task_id=task.pk).count() == 11
+
+
+@pytest.mark.django_db
+def test_a_move_after_a_checkpointless_one_writes_a_whole_snapshot(alice, make_task):
+    task = make_task("working", **big_state())
+    fire(task.pk, "ask", actor=Actor.runtime(), data={"n": 1})  # the sample kind's ask has no checkpoint
+    fire(task.pk, "answer", actor=task.initiator)
+    assert _stored(task.pk)[-1].depth == 0
+    assert checkpoint_latest(task.pk).snapshot["data"]["n"] == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.postgres
+def test_a_remembered_task_moves_in_one_statement_and_keeps_every_guarantee(
+        alice, django_capture_on_commit_callbacks, django_assert_num_queries):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data={"n": 0})
+    with django_capture_on_commit_callbacks(execute=True):
+        moved = _move(task.pk, 1, data={"n": 1})
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(1):
+        moved = _move(task.pk, moved.version, data={"n": 2})
+    assert moved.data == {"n": 2} and (moved.state, moved.version) == ("a", 3)
+    # Another process moves the task: what this one remembers no longer holds, and nothing is written.
+    Task.objects.filter(pk=task.pk).update(version=4, state="b")
+    with pytest.raises(StaleVersion):
+        _move(task.pk, 3, data={"n": 99})
+    assert TaskEvent.objects.filter(task_id=task.pk).count() == 3
+    moved = _move(task.pk, 4, data={"n": 4})  # decided on a fresh read
+    assert (moved.state, moved.version) == ("a", 5)
+    # A lease taken meanwhile fences the remembered token off.
+    with django_capture_on_commit_callbacks(execute=True):
+        lease = lease_claim(task_id=task.pk, worker="w1", seconds=60)
+        moved = fire(task.pk, "go", actor=RUNTIME_ACTOR, expected_version=5, lease_token=lease.token)
+    Task.objects.filter(pk=task.pk).update(lease_until=None)  # the lease runs out; another worker claims
+    assert lease_claim(task_id=task.pk, worker="w2", seconds=60).token == lease.token + 1
+    with pytest.raises(LeaseLost):
+        fire(task.pk, "go", actor=RUNTIME_ACTOR, expected_version=6, lease_token=lease.token)
+    assert Task.objects.get(pk=task.pk).version == 6
+
+
+@pytest.mark.django_db
+def test_supersede_is_a_flag_of_the_transition(alice, bob):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1")
+    approval = approval_open(task=task, scope={"total": "1"}, approvers=[bob], rule={}, ttl_seconds=60)
+    fire(task.pk, "note", actor=RUNTIME_ACTOR, expected_version=1)
+    assert Approval.objects.get(pk=approval.pk).status == Approval.Status.PENDING
+    fire(task.pk, "go", actor=RUNTIME_ACTOR, expected_version=2)
+    assert Approval.objects.get(pk=approval.pk).status == Approval.Status.SUPERSEDED
+    assert KIND.transition("a", "note").supersedes_approvals is False
+    assert KIND.transition("a", "go").supersedes_approvals is True
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_a_move_declared_not_durable_relaxes_only_its_own_commit(alice):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1")
+    fire(task.pk, "go", actor=RUNTIME_ACTOR, expected_version=1)
+    fire(task.pk, "quick", actor=RUNTIME_ACTOR, expected_version=2)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+    assert (Task.objects.get(pk=task.pk).version, checkpoint_latest(task.pk).version) == (3, 3)
+    assert sql.PG_MOVES[True, True, False].count("set_config('synchronous_commit', 'off', true)") == 1
+    assert "synchronous_commit" not in sql.PG_MOVES[True, True, True]
