@@ -10,6 +10,8 @@ from decimal import Decimal, InvalidOperation
 
 from django.utils.translation import get_language, pgettext_lazy
 
+from agentstate.errors import Conflict, DomainError, IllegalTransition, LeaseLost, NotFound, NotPermitted, StaleVersion
+
 from . import labels
 from .money import ntd
 
@@ -54,6 +56,24 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"runnable but idle; handed back to a worker", pgettext_lazy("agent sentence", "idle too long; picked up again")),
     (r"(?P<operation>[\w.]+) (?P<before>\w+) → (?P<after>\w+)",
      pgettext_lazy("agent sentence", "%(operation)s: %(before)s → %(after)s")),
+    # refusals people meet on the pages (agentstate.approvals, procurement.services, the views)
+    (r"A comment is required to (?P<decision>\w+)\.", pgettext_lazy("refusal", "A comment is required to %(decision)s.")),
+    (r"Unknown decision .*", pgettext_lazy("refusal", "Choose approve, reject or return.")),
+    (r"Nobody decides their own request\.", pgettext_lazy("refusal", "Nobody decides their own request.")),
+    (r"You are not on this approval's route\.", pgettext_lazy("refusal", "You are not on this approval's route.")),
+    (r"This approval is already (?P<status>\w+); nothing was decided\.",
+     pgettext_lazy("refusal", "This approval is already %(status)s; nothing was decided.")),
+    (r"This approval has expired; nothing was decided\.",
+     pgettext_lazy("refusal", "This approval has expired; nothing was decided.")),
+    (r"This request changed since you opened it \(v(?P<old>\d+) → v(?P<new>\d+)\)\.",
+     pgettext_lazy("refusal", "This request changed since you opened it (v%(old)s → v%(new)s).")),
+    (r"The scope you saw is not the scope of this approval; reload before deciding\.",
+     pgettext_lazy("refusal", "What you saw is not what this approval covers; reload before deciding.")),
+    (r"The form did not say which version you saw; reload the page\.",
+     pgettext_lazy("refusal", "The form did not say which version you saw; reload the page.")),
+    (r"Unknown department '(?P<department>[^']*)'\.", pgettext_lazy("refusal", "Unknown department %(department)s.")),
+    (r"You are not a member of (?P<department>\S+)\.", pgettext_lazy("refusal", "You are not a member of %(department)s.")),
+    (r"No such (?P<what>task|approval|session)\.", pgettext_lazy("refusal", "Not found.")),
     # procurement.pricing and procurement.budget: the agent's questions
     (r"The request has no lines yet: what would you like to buy\?",
      pgettext_lazy("agent sentence", "The request has no lines yet: what would you like to buy?")),
@@ -77,6 +97,7 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "The department has %(available)s of budget left; this request needs "
                    "%(needed)s. Reduce the request or ask again later?")),
 ]]
+DECISION_VERBS = {"return": pgettext_lazy("refusal", "return it"), "reject": pgettext_lazy("refusal", "reject it")}
 QUOTES = pgettext_lazy("agent sentence", "%(supplier)s quotes %(items)s")
 QUOTED = pgettext_lazy("agent sentence", "'%(word)s'")
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
@@ -114,6 +135,30 @@ def event_reason(event) -> str:
     return ""
 
 
+GENERIC_REFUSALS = {  # for a refusal nobody listed: what kind of refusal it is, in words
+    StaleVersion: pgettext_lazy("refusal", "This request changed since you opened it; reload to see what changed."),
+    LeaseLost: pgettext_lazy("refusal", "The agent is working on this request right now; try again in a moment."),
+    IllegalTransition: pgettext_lazy("refusal", "That is not possible while the request is %(state)s."),
+    NotPermitted: pgettext_lazy("refusal", "You may not do that on this request."),
+    NotFound: pgettext_lazy("refusal", "Not found."),
+    Conflict: pgettext_lazy("refusal", "This request changed meanwhile; reload and try again."),
+    DomainError: pgettext_lazy("refusal", "That could not be done: %(detail)s"),
+}
+
+
+def refusal(exc: DomainError) -> str:
+    """A refusal (DomainError) as the person who met it reads it: a listed sentence in their
+    language; else what kind of refusal it is, never an event or state code."""
+    found = translate(str(exc))
+    if found is not None:
+        return found
+    for kind, words in GENERIC_REFUSALS.items():
+        if isinstance(exc, kind):
+            state = labels.state_label(exc.extra.get("state") or "")
+            return str(words) % {"state": state, "detail": str(exc)}
+    return str(exc)
+
+
 def _part(name: str, value: str) -> str:
     if value is None:
         return ""
@@ -126,6 +171,10 @@ def _part(name: str, value: str) -> str:
         return labels.label(labels.RULE_LABELS, value)
     if name == "operation":
         return labels.label(labels.OPERATION_LABELS, value)
+    if name == "status":
+        return labels.label(labels.APPROVAL_LABELS, value).lower()
+    if name == "decision":
+        return str(DECISION_VERBS.get(value, value))
     if name in {"before", "after"}:
         return labels.label(labels.RECEIPT_LABELS, value)
     if name == "quoted":

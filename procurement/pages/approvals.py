@@ -16,6 +16,7 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import Conflict, DomainError, NotFound
 
 from .. import selectors, services
+from ..sentences import refusal
 from . import inbox as inbox_rows
 
 DECIDED = ("approved", "rejected", "returned")
@@ -124,7 +125,7 @@ def decide(request, approval_id):
             raise Http404("No such approval.")
         except DomainError as exc:
             status = exc.http_status
-            context |= {"error": str(exc), "stale": isinstance(exc, Conflict),
+            context |= {"error": refusal(exc), "stale": isinstance(exc, Conflict),
                         "current_version": exc.extra.get("current_version")}
             if context["stale"]:
                 context |= selectors.changes_since(approval)

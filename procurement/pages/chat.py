@@ -8,6 +8,7 @@ from agentstate.errors import DomainError
 from agentstate.models import Session
 
 from .. import selectors
+from ..sentences import refusal
 from .tasks import task_context
 
 
@@ -48,7 +49,7 @@ def chat_message(request, session_id):
     try:
         chat_turn(session=session, user=request.user, text=request.POST.get("text", ""))
     except DomainError as exc:
-        status, error = exc.http_status, str(exc)
+        status, error = exc.http_status, refusal(exc)
     session.refresh_from_db()
     if not request.htmx:
         if error:

@@ -2,6 +2,7 @@
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from agentstate.errors import DomainError, NotFound
@@ -9,6 +10,7 @@ from agentstate.kinds import get_kind
 
 from .. import selectors, services, workflow
 from ..requests import request_now
+from ..sentences import refusal
 
 
 def _task(user, task_id):
@@ -48,7 +50,7 @@ def task_cancel(request, task_id):
     try:
         services.request_cancel(task_id=task.pk, user=request.user)
     except DomainError as exc:
-        return _answer(request, task, str(exc), exc.http_status)
+        return _answer(request, task, refusal(exc), exc.http_status)
     return _answer(request, task)
 
 
@@ -57,7 +59,7 @@ def task_cancel(request, task_id):
 def task_amend(request, task_id):
     task = _task(request.user, task_id)
     if not request.POST.get("version", "").isdigit():
-        return _answer(request, task, "Reload: the form did not say which version you amended.", 400)
+        return _answer(request, task, _("Reload: the form did not say which version you amended."), 400)
     try:
         lines = _lines_from(request.POST)
     except ValueError as exc:
@@ -67,7 +69,7 @@ def task_amend(request, task_id):
                                expected_version=int(request.POST["version"]),
                                justification=request.POST.get("justification") or None)
     except DomainError as exc:
-        return _answer(request, task, str(exc), exc.http_status)
+        return _answer(request, task, refusal(exc), exc.http_status)
     return _answer(request, task)
 
 
@@ -77,10 +79,11 @@ def _lines_from(post) -> list[dict]:
         if not description.strip():
             continue
         if not quantity.isdigit() or not 1 <= int(quantity) <= 10_000:
-            raise ValueError(f"Quantity for {description!r} must be a whole number from 1 to 10,000.")
+            raise ValueError(_("Quantity for “%(item)s” must be a whole number from 1 to 10,000.")
+                             % {"item": description.strip()})
         lines.append({"description": description.strip()[:200], "quantity": int(quantity)})
     if not lines:
-        raise ValueError("A request needs at least one line.")
+        raise ValueError(_("A request needs at least one line."))
     return lines
 
 

@@ -98,6 +98,14 @@ def test_the_manager_may_read_the_task_but_not_cancel_it(task, demo):
     assert task.state == "awaiting_approval"
 
 
+def test_a_refusal_on_the_task_page_reads_in_the_users_language_without_codes(task, demo):
+    bob = client_for(demo["bob"])
+    page = bob.post(reverse("task-cancel", args=[task.pk]), headers={"accept-language": "zh-hant"}, **HX)
+    body = page.content.decode()
+    assert page.status_code == 403
+    assert "您不能對這筆請購這樣做。" in body and "may not fire" not in body
+
+
 def test_amend_from_the_task_page_makes_a_new_version(task, demo):
     client = client_for(demo["alice"])
     page = client.post(reverse("task-amend", args=[task.pk]),
@@ -124,7 +132,7 @@ def test_an_amendment_from_a_stale_page_is_refused(task, demo):
     page = client_for(demo["alice"]).post(reverse("task-amend", args=[task.pk]),
                                           {"version": task.version - 1, "description": ["Laptop"],
                                            "quantity": ["1"]}, **HX)
-    assert page.status_code == 409 and "Expected version" in page.content.decode()
+    assert page.status_code == 409 and "This request changed since you opened it" in page.content.decode()
 
 
 def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_assert_num_queries):

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 from django.utils import translation
 
+from agentstate.errors import Conflict, DomainError, IllegalTransition, NotPermitted, StaleVersion
 from procurement import labels, sentences
 from procurement.budget import BudgetExhausted
 from procurement.pricing import _ask_split, _ask_unknown, _Offer
@@ -67,3 +68,21 @@ def test_every_event_of_the_transition_table_has_words():
     from procurement.workflow import TRANSITIONS
 
     assert {t.event for t in TRANSITIONS} - set(labels.EVENT_LABELS) == set()
+
+
+@pytest.mark.parametrize("exc, read", [
+    (DomainError("A comment is required to return."), "退回時必須填寫意見。"),
+    (StaleVersion("Expected version 3, found 4 (state 'processing')."), "您開啟後，這筆請購已有變動；請重新整理查看變更。"),
+    (IllegalTransition("Event 'cancel' is not allowed in state 'externally_confirmed'; allowed here: none.",
+                       state="externally_confirmed", event="cancel"), "請購目前為「已下單」，無法這樣做。"),
+    (NotPermitted("bob may not fire 'cancel' on this task; allowed: initiator, agentstate.change_task."),
+     "您不能對這筆請購這樣做。"),
+    (Conflict("This approval is already approved; nothing was decided."), "這筆核准的狀態已是「已核准」；此次未做任何決定。"),
+])
+def test_refusals_read_in_zh_hant_without_codes(zh, exc, read):
+    assert sentences.refusal(exc) == read
+
+
+def test_a_listed_refusal_reads_in_english_as_written():
+    with translation.override("en"):
+        assert sentences.refusal(DomainError("Nobody decides their own request.")) == "Nobody decides their own request."
