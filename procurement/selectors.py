@@ -35,8 +35,8 @@ INBOX_TABS = ("pending", "decided", "all")
 
 
 def inbox_approvals(user, *, tab: str = "pending", department: str = "", search: str = ""):
-    """The inbox list: one tab, narrowed by department code and a search on the request number,
-    the PO number or the requester. Rows carry everything a row shows, in one query."""
+    """The inbox list: one tab, narrowed by department code and a search on the request number
+    (REQ-…), the PO number or the requester. Rows carry everything a row shows, in one query."""
     if tab == "decided":
         rows = Approval.objects.filter(decided_by=user).order_by("-decided_at")
     elif tab == "all":
@@ -51,7 +51,8 @@ def inbox_approvals(user, *, tab: str = "pending", department: str = "", search:
 
 
 def _search(text: str) -> Q:
-    return Q(task__initiator__username__icontains=text) | Q(task__data__purchase_order__id__icontains=text)
+    return (Q(task__purchase_request__number__icontains=text) | Q(task__initiator__username__icontains=text)
+            | Q(task__data__purchase_order__id__icontains=text))
 
 
 def inbox_departments(user):

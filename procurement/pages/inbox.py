@@ -74,7 +74,7 @@ def _row(approval, limits) -> Row:
     request = getattr(task, "purchase_request", None)
     data = task.data or {}
     return Row(
-        approval=approval, number=data.get("number") or "", summary=approval.scope.get("summary", ""),
+        approval=approval, number=(request.number if request else "") or "", summary=approval.scope.get("summary", ""),
         requester=task.initiator.get_username(),
         department=request.department.name if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),

@@ -223,7 +223,7 @@ def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo,
                                    budget=Decimal("80000"), lines=[{"description": "Laptop", "quantity": 2}])
     approval = Approval.objects.get(task=task, status="pending")
     body = page_for(demo["bob"], approval).content.decode()
-    for words in ("new hires in March", "NT$80,000", "within the ENG manager's limit of NT$100,000",
+    for words in (task.purchase_request.number, "new hires in March", "NT$80,000", "within the ENG manager's limit of NT$100,000",
                   "Routed to: bob, frank", 'href="#quotes"', 'id="quotes"',
                   reverse("task-page", args=[task.pk])):
         assert words in body, words

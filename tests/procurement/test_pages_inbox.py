@@ -90,8 +90,12 @@ def test_a_manager_sees_only_their_department_a_director_sees_all(three, demo):
     assert client_for(demo["bob"]).get(reverse("approval-page", args=[erins.pk])).status_code == 404
 
 
-def test_search_by_requester_and_by_po_number(three, demo):
+def test_search_by_request_number_requester_and_po_number(three, demo):
     bob = client_for(demo["bob"])
+    number = three["keyboards"].task.purchase_request.number
+    assert number.startswith("REQ-") and number in bob.get(INBOX, {"tab": "all"}).content.decode()
+    found = bob.get(INBOX, {"tab": "all", "q": number.lower()}).content.decode()
+    assert links(found) == 1 and reverse("approval-page", args=[three["keyboards"].pk]) in found
     po = three["laptops"].task.data["purchase_order"]["id"]
     assert po and po in bob.get(INBOX, {"tab": "decided"}).content.decode()
     found = bob.get(INBOX, {"tab": "all", "q": po}).content.decode()
@@ -128,6 +132,7 @@ def test_csv_export_has_the_current_list_with_its_filters(three, demo):
     assert rows[0][:3] == ["Request number", "Items", "Requester"] and len(rows) == 3
     by_items = {row[1]: row for row in rows[1:]}
     laptops = by_items["2 × Laptop"]
+    assert laptops[0] == three["laptops"].task.purchase_request.number
     assert laptops[2] == "alice" and laptops[4] == "new hires" and laptops[6] == "Approved"
     assert laptops[5] == three["laptops"].scope["total"] and laptops[10] == "bob"
     assert laptops[13] == three["laptops"].task.data["purchase_order"]["id"]
