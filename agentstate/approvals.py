@@ -37,7 +37,8 @@ def approval_open(*, task: Task, scope: dict, approvers: list, rule: dict, ttl_s
 
 
 def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
-                    comment: str = "") -> Approval:
+                    comment: str = "", data: dict | None = None) -> Approval:
+    """Decide under the task's row lock; `data` is merged into the task's data by the same move."""
     if decision not in DECISIONS:
         raise DomainError(f"Unknown decision {decision!r}; expected one of: {', '.join(DECISIONS)}.")
     if decision != "approve" and not comment.strip():
@@ -54,7 +55,7 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
         approval.decided_by, approval.decided_at, approval.comment = user, timezone.now(), comment
         approval.save(update_fields=["status", "decided_by", "decided_at", "comment"])
         fire(task.pk, decision, actor=Actor(user=user, roles=frozenset({APPROVER})), expected_version=state_version,
-             reason=comment, refs=[{"approval": str(approval.pk), "scope_hash": approval.scope_hash}])
+             reason=comment, data=data, refs=[{"approval": str(approval.pk), "scope_hash": approval.scope_hash}])
     return approval
 
 

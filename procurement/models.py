@@ -181,6 +181,7 @@ class Notification(models.Model):
 
     message_id = models.CharField(max_length=200, unique=True)
     task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications")
+    kind = models.CharField(max_length=30, blank=True, help_text="The notice kind (templates/notices/<kind>.txt).")
     to = models.EmailField()
     subject = models.CharField(max_length=200)
     body = models.TextField()
@@ -194,3 +195,51 @@ class Notification(models.Model):
 
     def __str__(self):
         return f"{self.subject} → {self.to} [{self.status}]"
+
+
+class UserPreference(models.Model):
+    """What a person chose for themselves: the language of their pages, mail and notices."""
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+                                related_name="preference")
+    language = models.CharField(max_length=10, choices=settings.LANGUAGES)
+
+    def __str__(self):
+        return f"{self.user} prefers {self.language}"
+
+
+class NoticeSource(models.Model):
+    """One row per thing that was turned into notices (a task event, an approval's reminder):
+    written in the transaction that writes its notices, so each is handled exactly once."""
+    key = models.CharField(max_length=200, unique=True)
+    event = models.OneToOneField("agentstate.TaskEvent", null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="notice_source")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.key
+
+
+class Notice(models.Model):
+    """An in-page notice for one person: the same words as their mail, in their language."""
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=30)
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices")
+    text = models.TextField()
+    url = models.CharField(max_length=500, help_text="Absolute link to what the notice is about.")
+    key = models.CharField(max_length=200, unique=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["recipient", "-created_at"]),
+            models.Index(fields=["recipient"], name="notice_unread_idx", condition=Q(read_at__isnull=True)),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} for {self.recipient_id} on {self.task_id}"
+
+    @property
+    def read(self) -> bool:
+        return self.read_at is not None

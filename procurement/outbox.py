@@ -1,4 +1,5 @@
 """Email through an outbox: queued in the deciding transaction, sent at most once."""
+import logging
 import uuid
 
 from django.conf import settings
@@ -8,13 +9,15 @@ from django.utils import timezone
 
 from .models import Notification
 
+log = logging.getLogger(__name__)
 
-def notification_queue(*, task_id, to: str, subject: str, body: str, key: str) -> Notification:
+
+def notification_queue(*, task_id, to: str, subject: str, body: str, key: str, kind: str = "") -> Notification:
     """Queue a message once per `key` (a retry of the deciding step queues nothing new)."""
     domain = settings.DEFAULT_FROM_EMAIL.rsplit("@", 1)[-1]
     message_id = f"<{uuid.uuid5(uuid.NAMESPACE_URL, key)}@{domain}>"
     notification, _ = Notification.objects.get_or_create(
-        message_id=message_id, defaults={"task_id": task_id, "to": to, "subject": subject, "body": body})
+        message_id=message_id, defaults={"task_id": task_id, "to": to, "subject": subject, "body": body, "kind": kind})
     return notification
 
 
@@ -29,9 +32,11 @@ def outbox_dispatch(*, limit: int = 50) -> int:
         note = Notification.objects.get(pk=pk)
         try:
             EmailMessage(note.subject, note.body, to=[note.to], headers={"Message-ID": note.message_id}).send()
-        except Exception as exc:
+        except Exception:
+            # The server may have taken it before failing: a person decides whether to resend.
             Notification.objects.filter(pk=pk).update(status=Notification.Status.UNCERTAIN)
-            raise RuntimeError(f"sending {note.message_id} failed; marked uncertain, not resent: {exc}") from exc
+            log.exception("sending %s failed; marked uncertain, not resent", note.message_id)
+            continue
         Notification.objects.filter(pk=pk).update(status=Notification.Status.SENT, sent_at=timezone.now())
         sent += 1
     return sent

@@ -1,10 +1,14 @@
 """Putting agent work on the Celery queue, in one place that services, steps, recovery and the
 Celery tasks all use. It names the Celery tasks instead of importing them, so no import cycle
 runs between steps and tasks (DESIGN §3)."""
+import logging
+
 from django.db import transaction
 
 from .celery import app
+from .notices.derive import notices_for_task
 
+log = logging.getLogger(__name__)
 ADVANCE = "procurement.tasks.advance"
 DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
 
@@ -31,3 +35,20 @@ def enqueue_advance(task_id):
 def enqueue_outbox():
     """Send queued mail once the current transaction commits."""
     transaction.on_commit(lambda: _task(DISPATCH_OUTBOX).delay())
+
+
+def notify_on_commit(task_id):
+    """Once the current transaction commits, turn the task's new events into notices."""
+    transaction.on_commit(lambda: notify_now(task_id))
+
+
+def notify_now(task_id):
+    """Notices for the task's events not yet noticed, then their mail from a worker. A failure here
+    loses nothing: the recovery pass writes what is missing."""
+    try:
+        written = notices_for_task(task_id)
+    except Exception:
+        log.exception("task %s: notices not written now; the recovery pass will", task_id)
+        return
+    if written:
+        _task(DISPATCH_OUTBOX).delay()

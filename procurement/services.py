@@ -13,7 +13,7 @@ from . import workflow
 from .access import may_view
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
-from .queueing import enqueue_advance
+from .queueing import enqueue_advance, notify_on_commit
 
 
 def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:
@@ -98,9 +98,12 @@ def request_cancel(*, task_id, user, reason: str = "") -> Task:
 def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
                     comment: str = "") -> Approval:
     with transaction.atomic():
+        # A return's comment is the agent's open question to the requester, verbatim.
+        data = {"question": comment} if decision == "return" else None
         approval = engine_decide(approval_id=approval_id, user=user, decision=decision, state_version=state_version,
-                                 scope_hash=scope_hash, comment=comment)
+                                 scope_hash=scope_hash, comment=comment, data=data)
         enqueue_advance(approval.task_id)
+        notify_on_commit(approval.task_id)
     return approval
 
 

@@ -47,6 +47,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "procurement.language.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -158,6 +159,8 @@ SPECTACULAR_SETTINGS = {"TITLE": "Procurement agent API", "VERSION": "1.0.0"}
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
 APPROVAL_TTL_SECONDS = env_int("APPROVAL_TTL_SECONDS", 3 * 24 * 3600)
+# Approvers are reminded once when this little time is left before an approval expires.
+APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -194,6 +197,11 @@ else:
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.filebased.EmailBackend",
                            "OPTIONS": {"file_path": env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))}}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "procurement-agent@example.com")
+# Links in mail and notices are absolute: where people reach this site.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# The recovery pass turns events this recent into notices if nothing did yet (never older ones,
+# so a new deployment does not mail about last year's requests).
+NOTICE_LOOKBACK_SECONDS = env_int("NOTICE_LOOKBACK_SECONDS", 24 * 3600)
 LLM_BASE_URL = env_str("LLM_BASE_URL", "")
 LLM_MODEL = env_str("LLM_MODEL", "")
 LLM_API_KEY = env_str("LLM_API_KEY", "")

@@ -26,8 +26,6 @@ from .access import approval_route
 from .budget import BudgetExhausted, budget_release, budget_reserve
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
-from .outbox import notification_queue
-from .queueing import enqueue_outbox
 from .pricing import award
 from .scope import approval_scope, purchase_order_request, requisition_request
 
@@ -156,15 +154,9 @@ def open_approval(step: Step):
     route_ = step.task.data["route"]
     with transaction.atomic():
         task = step.move("request_approval", reason=f"waiting for {route_['rule']} approval")
-        approval = approval_open(task=task, scope=scope, approvers=route_["user_ids"], rule=route_,
-                                 ttl_seconds=settings.APPROVAL_TTL_SECONDS)
-        for approver in approval.approvers.all():
-            notification_queue(
-                task_id=task.pk, to=approver.email, key=f"approval:{approval.pk}:{approver.pk}",
-                subject=f"Approval needed: {request.department.code} NT${Decimal(scope['total']):,.0f}",
-                body=f"{request.requester.username} asks for {scope['summary']}.\n"
-                     f"Open /approvals/{approval.pk}/ to decide (bound to version {task.version}).")
-        enqueue_outbox()
+        # The approvers hear of it from the event log (notices), once this commits.
+        approval_open(task=task, scope=scope, approvers=route_["user_ids"], rule=route_,
+                      ttl_seconds=settings.APPROVAL_TTL_SECONDS)
 
 
 # -- after approval --------------------------------------------------------------

@@ -15,6 +15,7 @@ from agentstate.recovery import recovery_pass
 
 from . import queueing, steps
 from .faults import crash_point
+from .notices.derive import approval_reminders, notices_catch_up
 from .outbox import outbox_dispatch, outbox_mark_stuck
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def advance(task_id: str, busy: int = 0):
         return "blocked"
     finally:
         lease_release(lease=lease)
+    queueing.notify_now(task_id)
     crash_point("before_enqueue")
     if Task.objects.filter(pk=task_id, runnable=True).exists():
         queueing.advance_now(task_id)
@@ -67,8 +69,10 @@ def dispatch_outbox():
 
 @shared_task
 def recover():
-    """The recovery pass (beat): leases, idle tasks, open receipts, approval expiry, outbox."""
+    """The recovery pass (beat): leases, idle tasks, open receipts, approval expiry, notices, outbox."""
     report = recovery_pass()
+    notices_catch_up()
+    approval_reminders()
     outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
     outbox_dispatch()
     return str(report)

@@ -3,12 +3,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from .health import healthz
+from .language import language_switch
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("procurement.api.urls")),
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", language_switch, name="set_language"),
     path("", include("procurement.pages.urls")),
 ]

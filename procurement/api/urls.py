@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from . import chat, memory, tokens, views
+from . import chat, memory, notices, tokens, views
 
 app_name = "api"
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path("approvals/<str:pk>/", views.ApprovalDetailView.as_view(), name="approval-detail"),
     path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),
     path("auth/token/", tokens.TokenView.as_view(), name="auth-token"),
+    path("notifications/", notices.NotificationListView.as_view(), name="notification-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 urlpatterns += memory.urlpatterns

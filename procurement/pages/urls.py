@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, memory, tasks
+from . import approvals, chat, home, memory, notices, tasks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -15,6 +15,8 @@ urlpatterns = [
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
+    path("notices/", notices.notices_page, name="notices"),
+    path("notices/read/", notices.notices_read, name="notices-read"),
     path("memory/", memory.memory_list, name="memory-list"),
     path("memory/<uuid:entry_id>/", memory.memory_entry, name="memory-entry"),
     path("memory/<uuid:entry_id>/correct/", memory.memory_correct_view, name="memory-correct"),

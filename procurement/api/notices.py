@@ -1,0 +1,28 @@
+"""`GET /api/v1/notifications/`: the caller's notices, newest first (DESIGN §10)."""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+
+from ..models import Notice
+from ..notices.selectors import notices_for
+from .views import ApiView
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    read = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Notice
+        fields = ["id", "kind", "task", "text", "read"]
+        read_only_fields = fields
+
+
+class NotificationListView(ApiView):
+    serializer_class = NotificationSerializer
+
+    def get_queryset(self):
+        return notices_for(self.request.user)
+
+    @extend_schema(responses=NotificationSerializer(many=True))
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(NotificationSerializer(page, many=True).data)

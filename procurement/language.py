@@ -1,0 +1,63 @@
+"""Each person's language: chosen in the page header, kept on their account, and used for
+their pages (on any browser they sign in from), their mail and their in-page notices."""
+from django import forms
+from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language
+
+from .models import UserPreference
+
+
+class LanguageForm(forms.Form):
+    language = forms.ChoiceField(choices=settings.LANGUAGES)
+
+
+def language_of(user) -> str:
+    """The language to write to `user` in: their choice, else the site's default."""
+    if user is None or not getattr(user, "pk", None):
+        return settings.LANGUAGE_CODE
+    chosen = UserPreference.objects.filter(user_id=user.pk).values_list("language", flat=True).first()
+    return chosen or settings.LANGUAGE_CODE
+
+
+def user_language_set(*, user, language: str) -> UserPreference:
+    preference, _ = UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+    return preference
+
+
+@require_POST
+def language_switch(request):
+    """Django's set_language (cookie, redirect to `next`), and the choice kept on the account."""
+    response = set_language(request)
+    form = LanguageForm(request.POST)
+    if form.is_valid() and request.user.is_authenticated:
+        user_language_set(user=request.user, language=form.cleaned_data["language"])
+    return response
+
+
+@receiver(user_logged_in)
+def _language_at_login(sender, request, user, **kwargs):
+    if request is not None:
+        request.language_from_account = True
+
+
+class UserLanguageMiddleware:
+    """At sign-in, the person's saved language becomes this browser's language cookie (the browser
+    may remember someone else's choice, or none), which LocaleMiddleware then reads on every
+    request: no query per page."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "language_from_account", False) and request.user.is_authenticated:
+            chosen = UserPreference.objects.filter(user=request.user).values_list("language", flat=True).first()
+            if chosen:
+                response.set_cookie(settings.LANGUAGE_COOKIE_NAME, chosen, max_age=settings.LANGUAGE_COOKIE_AGE,
+                                    path=settings.LANGUAGE_COOKIE_PATH, secure=settings.LANGUAGE_COOKIE_SECURE,
+                                    httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+                                    samesite=settings.LANGUAGE_COOKIE_SAMESITE)
+        return response

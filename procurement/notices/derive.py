@@ -1,0 +1,178 @@
+"""From the task's event log to notices, by a small idempotent pass.
+
+Each event that concerns a person (approve, reject, return, confirm, expire, request_approval,
+entering needs_review) is handled once: a `NoticeSource` row keyed by the event is written in
+the same transaction as its in-page notices, outbox mail and (for a return) the agent's
+question in the requester's chat. Two passes racing on one event: the second one's insert
+waits for the first to commit, then fails, and it writes nothing.
+
+The pass runs on commit after the steps and services that fire those events, and again from
+the recovery pass as a safety net, so no notice depends on the engine's hot path and none is
+sent twice.
+"""
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from agentstate.models import Approval, Task, TaskEvent
+
+from .. import workflow
+from ..language import language_of
+from ..models import Notice, NoticeSource
+from ..outbox import notification_queue
+from .render import approval_url, chat_url, display_name, notice_render, request_facts
+from .returned import returned_question_post
+
+log = logging.getLogger(__name__)
+
+# The requester hears of these events; the approvers of a new approval; the supplier of a confirmed order.
+EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "confirm": "po_issued",
+               "expire": "expired", "request_approval": "approval_new"}
+SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
+CATCH_UP_BATCH = 200
+
+
+@dataclass
+class Delivery:
+    kind: str
+    task: Task
+    key: str
+    language: str
+    link: str
+    context: dict = field(default_factory=dict)
+    user: object = None     # an in-page notice for this person, and mail to their address
+    email: str = ""         # mail only (the supplier)
+
+
+def notices_for_task(task_id) -> int:
+    """Handle the task's events nobody turned into notices yet. Returns how many were written."""
+    return sum(_handle_event(event) for event in _unnoticed().filter(task_id=task_id))
+
+
+def notices_catch_up() -> int:
+    """The safety net (recovery pass): recent events of any task that still have no notices."""
+    return sum(_handle_event(event) for event in _unnoticed()[:CATCH_UP_BATCH])
+
+
+def approval_reminders(now=None) -> int:
+    """Remind the approvers once when an approval is about to expire (APPROVAL_REMINDER_SECONDS).
+    An approval opened with less time than that is not reminded: its first notice says when."""
+    now = now or timezone.now()
+    window = timedelta(seconds=settings.APPROVAL_REMINDER_SECONDS)
+    approvals = list(Approval.objects.filter(status=Approval.Status.PENDING, expires_at__gt=now,
+                                             expires_at__lte=now + window, task__kind=workflow.KIND)
+                     .select_related("task__initiator"))
+    done = set(NoticeSource.objects.filter(key__in=[f"reminder:{a.pk}" for a in approvals])
+               .values_list("key", flat=True))
+    made = 0
+    for approval in approvals:
+        key = f"reminder:{approval.pk}"
+        if key not in done and approval.expires_at - approval.created_at > window:
+            made += _handle(key, None, lambda a=approval: _approver_deliveries(a, key, "approval_reminder"))
+    return made
+
+
+def _unnoticed():
+    cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
+    concerns = Q(event__in=list(EVENT_KINDS)) | (Q(to_state=workflow.NEEDS_REVIEW) & ~Q(from_state=workflow.NEEDS_REVIEW))
+    return (TaskEvent.objects.filter(concerns, at__gte=cutoff, task__kind=workflow.KIND, notice_source__isnull=True)
+            .order_by("id"))
+
+
+def _handle_event(event: TaskEvent) -> int:
+    return _handle(f"event:{event.pk}", event, lambda: _event_deliveries(event))
+
+
+def _handle(key: str, event: TaskEvent | None, build) -> int:
+    try:
+        with transaction.atomic():
+            NoticeSource.objects.create(key=key, event=event)
+            deliveries = build()
+            for delivery in deliveries:
+                _deliver(delivery)
+    except IntegrityError:
+        log.info("notices for %s were written by another pass", key)
+        return 0
+    return len(deliveries)
+
+
+def _deliver(d: Delivery):
+    rendered = notice_render(d.kind, d.language, d.context | {"link": d.link})
+    if d.user is not None:
+        Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, url=d.link,
+                              key=f"{d.key}:{d.user.pk}")
+    to = d.email or (d.user.email if d.user is not None else "")
+    if to:
+        notification_queue(task_id=d.task.pk, to=to, subject=rendered.subject, body=rendered.body,
+                           key=f"{d.key}:{to}", kind=d.kind)
+
+
+# -- what each event tells whom ----------------------------------------------------------------
+
+def _event_deliveries(event: TaskEvent) -> list[Delivery]:
+    task = Task.objects.select_related("initiator").get(pk=event.task_id)
+    key = f"event:{event.pk}"
+    if event.event == "request_approval":
+        approval = Approval.objects.filter(task=task, state_version=event.version).first()
+        if approval is None or approval.status != Approval.Status.PENDING:
+            return []  # already decided, superseded or expired: nothing to ask for any more
+        return _approver_deliveries(approval, key, "approval_new")
+    kind = EVENT_KINDS.get(event.event, "needs_review")
+    if event.to_state == workflow.NEEDS_REVIEW:
+        kind = "needs_review"
+    requester = task.initiator
+    language = language_of(requester)
+    context = request_facts(task)
+    link = context["task_url"]
+    decided = _decision(task, event)
+    if decided is not None:
+        context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
+    if kind == "returned":
+        comment = decided.comment if decided is not None else event.reason
+        session = returned_question_post(task=task, comment=comment, approver=context.get("approver", ""),
+                                         number=context["number"], language=language)
+        context |= {"comment": comment, "chat_url": chat_url(session.pk)}
+    deliveries = [Delivery(kind, task, key, language, link, context, user=requester)]
+    if kind == "po_issued":
+        deliveries += _supplier_deliveries(task, key, context["po_number"])
+    return deliveries
+
+
+def _decision(task: Task, event: TaskEvent) -> Approval | None:
+    if event.event not in ("approve", "reject", "return"):
+        return None
+    return (Approval.objects.filter(task=task, state_version=event.version - 1).exclude(status=Approval.Status.PENDING)
+            .select_related("decided_by").first())
+
+
+def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delivery]:
+    task = approval.task
+    context = request_facts(task) | {
+        "summary": approval.scope.get("summary", ""), "total": Decimal(approval.scope["total"]),
+        "expires_at": approval.expires_at, "version": approval.state_version,
+        "justification": getattr(getattr(task, "purchase_request", None), "justification", ""),
+    }
+    link = approval_url(approval.pk)
+    return [Delivery(kind, task, key, language_of(user), link, context, user=user)
+            for user in approval.approvers.filter(is_active=True).order_by("pk")]
+
+
+def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]:
+    """The purchase order, to the addresses the approved scope names (and only after the ERP
+    confirmed it: this runs for the `confirm` event)."""
+    approval = (Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first())
+    if approval is None:
+        return []
+    scope = approval.scope
+    context = {"po_number": po_number, "scope": scope, "supplier": scope["supplier"]["name"],
+               "lines": scope["lines"], "subtotal": Decimal(scope["subtotal"]), "tax": Decimal(scope["tax"]),
+               "total": Decimal(scope["total"]), "department": scope["department"],
+               "cost_centre": scope["cost_centre"], "requester": display_name(task.initiator)}
+    return [Delivery("supplier_po", task, f"{key}:supplier", SUPPLIER_LANGUAGE, "", context, email=email)
+            for email in scope.get("emails", [])]

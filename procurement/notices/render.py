@@ -1,0 +1,80 @@
+"""One template per notice kind (templates/notices/<kind>.txt), rendered in the recipient's
+language: its first line is the mail's subject, its first paragraph the in-page notice, and
+the whole of the rest the mail's body. Links are absolute, from SITE_URL."""
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+
+from agentstate.models import Task
+
+SUBJECT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Rendered:
+    subject: str
+    text: str   # the in-page notice
+    body: str   # the mail
+
+
+def absolute(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def task_url(task_id) -> str:
+    return absolute(reverse("task-page", args=[task_id]))
+
+
+def approval_url(approval_id) -> str:
+    return absolute(reverse("approval-page", args=[approval_id]))
+
+
+def chat_url(session_id) -> str:
+    return absolute(reverse("chat-page", args=[session_id]))
+
+
+def notice_render(kind: str, language: str, context: dict) -> Rendered:
+    with translation.override(language):
+        rendered = render_to_string(f"notices/{kind}.txt", context)
+    lines = [line.rstrip() for line in rendered.strip().splitlines()]
+    subject = " ".join(lines[0].split())[:SUBJECT_CHARS]
+    body = "\n".join(lines[1:]).strip()
+    while "\n\n\n" in body:
+        body = body.replace("\n\n\n", "\n\n")
+    return Rendered(subject=subject, text=body.split("\n\n", 1)[0], body=body)
+
+
+def request_facts(task: Task) -> dict:
+    """What every notice about a request names: its number, what it is, its total 含稅, the PO."""
+    data = task.data or {}
+    award = data.get("award") or {}
+    lines = award.get("lines") or _request_lines(task)
+    return {
+        "number": request_number(task),
+        "summary": ", ".join(f"{line['quantity']} × {line['description']}" for line in lines),
+        "total": Decimal(award["total"]) if award.get("total") else None,
+        "supplier": award.get("supplier", ""),
+        "po_number": (data.get("purchase_order") or {}).get("id", ""),
+        "requester": display_name(task.initiator),
+        "department": task.tenant,
+        "task_url": task_url(task.pk),
+    }
+
+
+def request_number(task: Task) -> str:
+    return task.data.get("number") or f"REQ-{str(task.pk)[:8].upper()}"
+
+
+def display_name(user) -> str:
+    return (user.get_full_name() or user.get_username()) if user is not None else ""
+
+
+def _request_lines(task: Task) -> list[dict]:
+    request = getattr(task, "purchase_request", None)
+    if request is None:
+        return (task.data.get("draft") or {}).get("lines") or []
+    return [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]

@@ -1,0 +1,40 @@
+"""退回 closes the loop, chat side: the manager's comment becomes the agent's open question in
+the requester's latest conversation for that request (one is opened if she has none, e.g. for
+a request made through the API).
+
+The agent turn is recorded like any other (chat.runtime.turn_record's keys), with
+`action`/`did` "return", `expects` "revision" and the comment verbatim under `question`, so
+the chat runtime reads her next message as the answer to it.
+"""
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import override
+
+from agentstate.models import Session, Task, Turn
+
+EXPECTS = "revision"
+
+
+def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
+    from ..chat.runtime import turn_append  # the chat reaches the services, which queue work: import late
+
+    session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
+               .order_by("-updated_at", "-created_at").first())
+    with override(language):
+        if session is None:
+            session = Session.objects.create(owner_id=task.initiator_id, task=task,
+                                             title=_("%(number)s returned for revision") % {"number": number})
+        text = _("%(approver)s returned %(number)s for revision and asks:\n\n%(comment)s\n\n"
+                 "Reply here with what to change, and I will revise the request and send it back for approval."
+                 ) % {"approver": approver or _("The approver"), "number": number, "comment": comment}
+    turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text, data=_record(task, comment, approver))
+    Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
+    return session
+
+
+def _record(task: Task, comment: str, approver: str) -> dict:
+    return {
+        "action": "return", "args": {}, "did": "return", "outcome": "done", "reason": comment, "memory_used": [],
+        "task": str(task.pk), "state": task.state, "version": task.version, "brain": "runtime", "fallback": False,
+        "expects": EXPECTS, "question": comment, "returned_by": approver, "confirming": None, "choices": [],
+    }

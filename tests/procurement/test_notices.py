@@ -1,0 +1,238 @@
+"""Notices through the outbox: who hears of what, once each, in their language, with absolute
+links; the supplier's purchase order only after the ERP confirmed it; 退回 as the agent's
+question in the requester's conversation."""
+import email
+import threading
+from datetime import timedelta
+from email import policy
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from agentstate.models import Approval, Session, Task
+from procurement import services, tasks
+from procurement.language import user_language_set
+from procurement.models import Notice, NoticeSource, Notification
+from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
+from procurement.outbox import outbox_dispatch
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SITE = "https://buy.example.tw"
+LAPTOPS = [{"description": "Laptop", "quantity": 2}]
+
+
+@pytest.fixture(autouse=True)
+def site(settings):
+    settings.SITE_URL = SITE
+
+
+@pytest.fixture
+def mail_folder(settings, tmp_path):
+    folder = tmp_path / "mail"
+    settings.MAILERS = {"default": {"BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                                    "OPTIONS": {"file_path": str(folder)}}}
+    return folder
+
+
+def folder_mails(folder) -> list:
+    """Every message the file backend wrote, parsed."""
+    messages = []
+    for path in sorted(folder.glob("*.log")) if folder.exists() else []:
+        for raw in path.read_bytes().split(b"\n" + b"-" * 79 + b"\n"):
+            if raw.strip():
+                messages.append(email.message_from_bytes(raw.strip(), policy=policy.default))
+    return messages
+
+
+def submit(user, lines=LAPTOPS, session=None):
+    task = services.request_submit(requester=user, department="ENG", lines=lines, justification="new hires",
+                                   session=session)
+    task.refresh_from_db()
+    return task
+
+
+def decide(task, user, decision, comment=""):
+    approval = Approval.objects.get(task=task, status="pending")
+    services.approval_decide(approval_id=approval.pk, user=user, decision=decision, comment=comment,
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    task.refresh_from_db()
+    return approval
+
+
+def kinds(user) -> list[str]:
+    return sorted(Notice.objects.filter(recipient=user).values_list("kind", flat=True))
+
+
+def passes_again():
+    """Everything that may run the notice pass again: the step's hook, the safety net, beat."""
+    for task_id in Task.objects.values_list("pk", flat=True):
+        notices_for_task(task_id)
+    notices_catch_up()
+    approval_reminders()
+    tasks.recover()
+
+
+def test_each_person_hears_of_an_approved_request_once_with_absolute_links(demo, erp, eager, mailoutbox):
+    alice, bob, frank = demo["alice"], demo["bob"], demo["frank"]
+    task = submit(alice)
+    approval = Approval.objects.get(task=task, status="pending")
+    assert kinds(bob) == kinds(frank) == ["approval_new"] and kinds(alice) == []
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    assert f"{SITE}/approvals/{approval.pk}/" in to_bob.body and "NT$" in to_bob.subject
+    assert Notice.objects.get(recipient=bob).url == f"{SITE}/approvals/{approval.pk}/"
+
+    decide(task, bob, "approve")
+    assert task.state == "externally_confirmed"
+    assert kinds(alice) == ["approved", "po_issued"]
+    po_number = task.data["purchase_order"]["id"]
+    [po_mail] = [m for m in mailoutbox if m.to == ["alice@example.com"] and po_number in m.subject]
+    assert f"{SITE}/tasks/{task.pk}/" in po_mail.body and po_number in Notice.objects.get(kind="po_issued").text
+
+    sent = len(mailoutbox)
+    passes_again()
+    passes_again()
+    assert kinds(alice) == ["approved", "po_issued"] and kinds(bob) == ["approval_new"]
+    assert len(mailoutbox) == sent
+    assert Notification.objects.filter(task=task).exclude(status="sent").count() == 0
+    assert len({m.extra_headers["Message-ID"] for m in mailoutbox}) == len(mailoutbox)
+
+
+def test_the_supplier_gets_the_purchase_order_only_after_the_erp_confirms_it(demo, erp, eager, mail_folder):
+    erp.fault(mode="down", path="/purchase-orders")
+    task = submit(demo["alice"])
+    approval = decide(task, demo["bob"], "approve")
+    supplier = approval.scope["supplier"]["email"]
+    assert supplier and approval.scope["emails"] == [supplier]
+    assert task.state == "needs_review", "the order's outcome is unknown while the ERP is down"
+    assert [m["To"] for m in folder_mails(mail_folder) if m["To"] == supplier] == []
+    assert "needs_review" in kinds(demo["alice"])
+
+    erp.clear_faults()
+    for _ in range(5):
+        tasks.recover()
+        task.refresh_from_db()
+        if task.state == "externally_confirmed":
+            break
+    assert task.state == "externally_confirmed", list(task.events.values_list("event", "reason"))
+    tasks.recover()
+    [order] = [m for m in folder_mails(mail_folder) if m["To"] == supplier]
+    po_number = task.data["purchase_order"]["id"]
+    body = order.get_body().get_content()
+    assert po_number in order["Subject"] and po_number in body
+    assert "未稅" in body and "含稅" in body and "NT$" in body
+    for line in approval.scope["lines"]:
+        assert line["description"] in body
+    assert order["Message-ID"]
+
+
+def test_a_zh_hant_requester_gets_zh_hant_mail_and_notices_and_the_approver_english(demo, erp, eager, mailoutbox):
+    alice, bob = demo["alice"], demo["bob"]
+    user_language_set(user=alice, language="zh-hant")
+    task = submit(alice)
+    decide(task, bob, "reject", comment="Use the laptops IT already has")
+    [rejected] = [m for m in mailoutbox if m.to == ["alice@example.com"]]
+    assert "駁回" in rejected.subject and "Use the laptops IT already has" in rejected.body
+    assert "rejected" not in rejected.body
+    notice = Notice.objects.get(recipient=alice)
+    assert notice.kind == "rejected" and "駁回" in notice.text and "Use the laptops IT already has" in notice.text
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    assert to_bob.subject.startswith("Approval needed")
+
+
+def test_a_return_puts_the_comment_in_alice_latest_conversation_as_the_agents_question(demo, erp, eager,
+                                                                                        mailoutbox):
+    alice, bob = demo["alice"], demo["bob"]
+    first = Session.objects.create(owner=alice)
+    task = submit(alice, session=first)
+    latest = Session.objects.create(owner=alice, task=task)  # "continue my last request" in a new chat
+    comment = "請改成 14 吋的機型，並說明為什麼需要兩台"
+    decide(task, bob, "return", comment=comment)
+
+    assert task.state == "awaiting_input" and task.data["question"] == comment
+    turn = latest.turns.order_by("-seq").first()
+    assert turn.role == "agent" and comment in turn.text
+    assert turn.data["expects"] == "revision" and turn.data["question"] == comment
+    assert turn.data["task"] == str(task.pk) and turn.data["did"] == "return"
+    assert not first.turns.filter(text__contains=comment).exists()
+    [returned] = [m for m in mailoutbox if m.to == ["alice@example.com"]]
+    assert comment in returned.body and f"{SITE}/chat/{latest.pk}/" in returned.body
+    assert f"{SITE}/tasks/{task.pk}/" in returned.body
+
+    passes_again()
+    assert latest.turns.filter(role="agent", text__contains=comment).count() == 1
+    assert kinds(alice) == ["returned"]
+
+
+def test_a_return_of_a_request_made_through_the_api_opens_a_conversation_for_it(demo, erp, eager):
+    alice = demo["alice"]
+    task = submit(alice)
+    assert not Session.objects.filter(owner=alice).exists()
+    decide(task, demo["bob"], "return", comment="Which project is this for?")
+    [session] = Session.objects.filter(owner=alice)
+    assert session.task_id == task.pk
+    [turn] = session.turns.all()
+    assert turn.role == "agent" and "Which project is this for?" in turn.text and turn.data["expects"] == "revision"
+
+
+def test_approvers_are_reminded_once_before_expiry_and_alice_hears_once_that_it_expired(demo, erp, eager,
+                                                                                       settings, mailoutbox):
+    settings.APPROVAL_REMINDER_SECONDS = 3600
+    task = submit(demo["alice"])
+    approval = Approval.objects.get(task=task, status="pending")
+    tasks.recover()
+    assert "approval_reminder" not in kinds(demo["bob"]), "not yet within the reminder window"
+
+    Approval.objects.filter(pk=approval.pk).update(created_at=timezone.now() - timedelta(days=3),
+                                                   expires_at=timezone.now() + timedelta(minutes=30))
+    tasks.recover()
+    tasks.recover()
+    assert kinds(demo["bob"]) == kinds(demo["frank"]) == ["approval_new", "approval_reminder"]
+    reminder = Notice.objects.get(recipient=demo["bob"], kind="approval_reminder")
+    assert reminder.url == f"{SITE}/approvals/{approval.pk}/"
+
+    Approval.objects.filter(pk=approval.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    for _ in range(3):
+        tasks.recover()
+    task.refresh_from_db()
+    assert task.state == "expired"
+    assert kinds(demo["alice"]) == ["expired"]
+    assert len([m for m in mailoutbox if m.to == ["alice@example.com"]]) == 1
+
+
+def test_above_every_limit_the_requester_hears_it_needs_review(demo, erp, eager):
+    task = submit(demo["alice"], lines=[{"description": "Laptop", "quantity": 200}])
+    assert task.state == "needs_review"
+    [notice] = Notice.objects.filter(recipient=demo["alice"])
+    assert notice.kind == "needs_review" and notice.url == f"{SITE}/tasks/{task.pk}/"
+
+
+@pytest.mark.postgres
+def test_two_passes_and_two_dispatchers_racing_write_and_send_each_notice_once(demo, erp, eager, mailoutbox):
+    task = submit(demo["alice"])
+    # Forget what the step's hook did, so two passes find the same unnoticed event at once.
+    Notice.objects.all().delete()
+    Notification.objects.all().delete()
+    NoticeSource.objects.all().delete()
+    mailoutbox.clear()
+    barrier = threading.Barrier(2)
+
+    def run(work):
+        try:
+            barrier.wait()
+            work()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(lambda: notices_for_task(task.pk),)) for _ in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert NoticeSource.objects.count() == 1
+    assert kinds(demo["bob"]) == kinds(demo["frank"]) == ["approval_new"]
+    assert Notification.objects.filter(status="queued").count() == 2
+
+    threads = [threading.Thread(target=run, args=(outbox_dispatch,)) for _ in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert sorted(m.to[0] for m in mailoutbox) == ["bob@example.com", "frank@example.com"]
+    assert Notification.objects.filter(status="sent").count() == 2
