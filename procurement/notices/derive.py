@@ -26,6 +26,7 @@ from .. import workflow
 from ..language import language_of
 from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
+from ..requests import request_now
 from .render import approval_url, chat_url, display_name, notice_render, request_facts
 from .returned import returned_question_post
 
@@ -156,7 +157,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     context = request_facts(task) | {
         "summary": approval.scope.get("summary", ""), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "justification": getattr(getattr(task, "purchase_request", None), "justification", ""),
+        "justification": request_now(task).justification,
     }
     link = approval_url(approval.pk)
     return [Delivery(kind, task, key, language_of(user), link, context, user=user)

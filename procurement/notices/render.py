@@ -2,7 +2,6 @@
 language: its first line is the mail's subject, its first paragraph the in-page notice, and
 the whole of the rest the mail's body. Links are absolute, from SITE_URL."""
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -10,6 +9,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from agentstate.models import Task
+
+from ..requests import request_now
 
 SUBJECT_CHARS = 200
 
@@ -49,32 +50,15 @@ def notice_render(kind: str, language: str, context: dict) -> Rendered:
 
 
 def request_facts(task: Task) -> dict:
-    """What every notice about a request names: its number, what it is, its total 含稅, the PO."""
-    data = task.data or {}
-    award = data.get("award") or {}
-    lines = award.get("lines") or _request_lines(task)
+    """What every notice about a request names, from the request as it stands now: its number,
+    what it is, its total 含稅, the supplier and the PO number."""
+    now = request_now(task)
     return {
-        "number": request_number(task),
-        "summary": ", ".join(f"{line['quantity']} × {line['description']}" for line in lines),
-        "total": Decimal(award["total"]) if award.get("total") else None,
-        "supplier": award.get("supplier", ""),
-        "po_number": (data.get("purchase_order") or {}).get("id", ""),
-        "requester": display_name(task.initiator),
-        "department": task.tenant,
+        "number": now.number or "", "summary": now.summary, "total": now.total, "supplier": now.supplier or "",
+        "po_number": now.po_number or "", "requester": display_name(task.initiator), "department": now.department,
         "task_url": task_url(task.pk),
     }
 
 
-def request_number(task: Task) -> str:
-    return task.data.get("number") or f"REQ-{str(task.pk)[:8].upper()}"
-
-
 def display_name(user) -> str:
     return (user.get_full_name() or user.get_username()) if user is not None else ""
-
-
-def _request_lines(task: Task) -> list[dict]:
-    request = getattr(task, "purchase_request", None)
-    if request is None:
-        return (task.data.get("draft") or {}).get("lines") or []
-    return [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]

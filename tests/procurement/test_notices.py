@@ -80,6 +80,7 @@ def test_each_person_hears_of_an_approved_request_once_with_absolute_links(demo,
     assert kinds(bob) == kinds(frank) == ["approval_new"] and kinds(alice) == []
     [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
     assert f"{SITE}/approvals/{approval.pk}/" in to_bob.body and "NT$" in to_bob.subject
+    assert task.purchase_request.number in to_bob.subject
     assert Notice.objects.get(recipient=bob).url == f"{SITE}/approvals/{approval.pk}/"
 
     decide(task, bob, "approve")
@@ -88,6 +89,7 @@ def test_each_person_hears_of_an_approved_request_once_with_absolute_links(demo,
     po_number = task.data["purchase_order"]["id"]
     [po_mail] = [m for m in mailoutbox if m.to == ["alice@example.com"] and po_number in m.subject]
     assert f"{SITE}/tasks/{task.pk}/" in po_mail.body and po_number in Notice.objects.get(kind="po_issued").text
+    assert task.purchase_request.number in po_mail.subject
 
     sent = len(mailoutbox)
     passes_again()
