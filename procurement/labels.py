@@ -3,7 +3,7 @@
 State names, receipt and approval statuses, ERP operations and events are public codes
 (DESIGN §4, §10); people read them through these labels on pages, in mail and in chat.
 """
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from . import erp, workflow
 
@@ -90,6 +90,51 @@ EVENT_LABELS = {
     "recovery.resumed": pgettext_lazy("request event", "Picked up again after a pause"),
     "recovery.receipt": pgettext_lazy("request event", "ERP result verified"),
 }
+
+# Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses,
+# why an entry is flagged, and what a deletion takes with it.
+MEMORY_LABELS = {
+    "user": pgettext_lazy("memory scope", "a person"),
+    "department": pgettext_lazy("memory scope", "a department"),
+    "organisation": pgettext_lazy("memory scope", "the organisation"),
+    "fact": pgettext_lazy("memory kind", "fact"),
+    "preference": pgettext_lazy("memory kind", "preference"),
+    "procedure": pgettext_lazy("memory kind", "procedure"),
+    "term": pgettext_lazy("memory kind", "term"),
+    "event": pgettext_lazy("memory kind", "event"),
+    "normal": pgettext_lazy("memory sensitivity", "normal"),
+    "personal": pgettext_lazy("memory sensitivity", "personal"),
+    "confidential": pgettext_lazy("memory sensitivity", "confidential"),
+    "proposed": pgettext_lazy("memory status", "proposed"),
+    "active": pgettext_lazy("memory status", "active"),
+    "superseded": pgettext_lazy("memory status", "superseded"),
+    "expired": pgettext_lazy("memory status", "expired"),
+    "deleted": pgettext_lazy("memory status", "deleted"),
+    "current": pgettext_lazy("memory status", "current"),
+    "pending": pgettext_lazy("memory status", "proposed, waiting for confirmation"),
+    "rejected": pgettext_lazy("memory status", "overtaken before it was confirmed"),
+    "reconfirm": pgettext_lazy("memory flag", "not confirmed for a long time"),
+    "subject_left": pgettext_lazy("memory flag", "the person it is about has left"),
+}
+DERIVED_COUNTS = {  # agentstate.memory.derivers names
+    "versions": lambda n: ngettext("%(n)d history version", "%(n)d history versions", n) % {"n": n},
+    "session summaries": lambda n: ngettext("%(n)d session summary", "%(n)d session summaries", n) % {"n": n},
+}
+
+
+def deletion_words(report, *, done: bool = False) -> str:
+    """What deleting a memory entry takes with it (agentstate.memory.deletion.DeletionReport)."""
+    counts = {"versions": report.versions, **report.derived}
+    parts = [DERIVED_COUNTS[name](n) if name in DERIVED_COUNTS else f"{n} × {name}"
+             for name, n in counts.items() if n]
+    if not parts:
+        return gettext("It removed nothing else.") if done else gettext("It removes nothing else.")
+    what = parts[0] if len(parts) == 1 else gettext("%(items)s and %(last)s") % {
+        "items": pgettext("list separator", ", ").join(parts[:-1]), "last": parts[-1]}
+    if done:
+        return gettext("It also removed %(what)s.") % {"what": what}
+    return gettext("It also removes %(what)s.") % {"what": what}
+
 
 # Approval routes (procurement.access.approval_route's `rule`).
 RULE_LABELS = {

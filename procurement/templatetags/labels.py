@@ -53,3 +53,14 @@ def event_reason(event) -> str:
 def readable(text) -> str:
     """An English sentence of the agent (a question, a reason) in the reader's language."""
     return sentences.readable(text or "")
+
+
+@register.filter
+def memory_label(code) -> str:
+    return labels.label(labels.MEMORY_LABELS, code)
+
+
+@register.filter
+def deletion_words(report, done="") -> str:
+    """`{{ preview|deletion_words }}`, `{{ deleted|deletion_words:"done" }}`."""
+    return labels.deletion_words(report, done=bool(done))

@@ -379,3 +379,15 @@ def test_the_memory_pages_speak_traditional_chinese_when_asked(entries, demo):
     assert "代理記得的事" in listed(client.get(reverse("memory-list")))
     body = listed(client.get(url("memory-entry", entries["pdf"])))
     assert "更正此項目" in body and "歷史版本" in body and "由 carol 撰寫" in body
+
+
+def test_the_delete_preview_and_the_entrys_codes_read_in_traditional_chinese(entries, used, demo):
+    from .page_text import english_words, visible_text
+
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["carol"])
+    preview = visible_text(listed(client.get(url("memory-delete", entries["pdf"]))))
+    assert "內容會永久刪除。" in preview and "同時會刪除1 份對話摘要。" in preview
+    assert "使用中" in preview and "偏好" in preview
+    leftover = english_words(preview, [entries["pdf"].content, *demo])
+    assert leftover == []
