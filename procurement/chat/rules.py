@@ -42,6 +42,9 @@ class RuleBrain:
             return pending
         if lexicon.is_standing(message):
             return Proposal("", ProposeMemory(content=message.strip()[:500], kind="preference"))
+        named = named_cancel(message, ctx)
+        if named is not None:
+            return Proposal("", named)
         question = question_of(message, ctx.catalogue)
         if question is not None:
             return Proposal("", self.status(ctx, question))
@@ -50,9 +53,6 @@ class RuleBrain:
         if lexicon.is_continue(message):
             return self.continue_(ctx)
         task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
-        named = named_cancel(message, ctx)
-        if named is not None:
-            return Proposal("", named)
         if lexicon.is_cancel(message):
             return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
         about = self.about(ctx) if task is None else None
@@ -88,6 +88,9 @@ class RuleBrain:
                 return Proposal("", Submit())
             if lexicon.is_no(message):
                 return Proposal(say("held", lang), NoAction(), expects="confirm_submit", keep_confirming=True)
+            if is_open_question(message) and question_of(message, ctx.catalogue) is None \
+                    and not extract(message, ctx.catalogue).any():
+                return Proposal("", NoAction(), expects="draft")  # neither yes nor no: the draft, asked again
         elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel",):
             return Proposal(say("no_draft_to_submit", lang), NoAction())
         return None

@@ -2,6 +2,8 @@
 tests/procurement/chat/transcripts/*.yaml (see tests/procurement/chat/dialogs.py): state set
 up through the services, then each turn checked for its effects and the facts in its reply.
 Steps run eagerly; the ERP answers across a socket."""
+from collections import Counter
+
 import pytest
 
 from tests.procurement.chat import dialogs
@@ -19,3 +21,11 @@ def test_transcript(transcript, demo, erp, eager):
               for n, (_, problems) in enumerate(outcomes, start=1) if problems]
     assert not failed, "\n".join(failed)
 
+
+
+def test_at_least_thirty_dialogues_in_each_language_covering_every_intent():
+    languages = Counter(name.split("_", 1)[0] for name, _ in TRANSCRIPTS)
+    assert languages["zh"] >= 30 and languages["en"] >= 30, languages
+    intents = {turn.get("intent") for _, t in TRANSCRIPTS for turn in t["turns"]}
+    assert {"status", "po", "why", "change", "cancel", "list", "unknowable", "confirm", "decline", "intake",
+            "budget", "bad_input"} <= intents

@@ -87,9 +87,9 @@ def expand(text: str, values: dict) -> str:
     return text
 
 
-def say(session, user, turn: dict):
+def say(session, user, turn: dict, values: dict):
     """(result, refusal): the turn's result, or the DomainError that refused the message."""
-    text = turn["say"] if "say" in turn else "x" * turn["say_chars"]
+    text = expand(turn["say"], values) if "say" in turn else turn.get("char", "x") * turn["say_chars"]
     try:
         return chat_turn(session=session, user=user, text=text), None
     except DomainError as exc:
@@ -153,8 +153,11 @@ def run(transcript: dict, people: dict, open_session) -> list[tuple[str, list[st
     user = people[transcript["user"]]
     named = set_up(transcript.get("setup"), people)
     session = open_session(user)
+    if transcript.get("session"):  # the conversation a notice was posted in follows this request
+        session.task_id = named[transcript["session"]]
+        session.save(update_fields=["task"])
     outcomes = []
     for turn in transcript["turns"]:
-        result, refusal = say(session, user, turn)
+        result, refusal = say(session, user, turn, facts_of(named))
         outcomes.append((turn.get("intent", "other"), check(turn, result, refusal, user, named)))
     return outcomes
