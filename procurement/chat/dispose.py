@@ -206,6 +206,9 @@ def _review_reason(view: TaskView) -> str:
 def update_draft(job: Job) -> Outcome:
     fields = _checked_fields(job, job.action.fields)
     task = job.task()
+    drafted = (task.data.get("draft") or {}) if task is not None and task.state == workflow.DRAFT else {}
+    if not drafted.get("department") and "department" not in fields and len(job.ctx.departments) == 1:
+        fields["department"] = job.ctx.departments[0]  # her one department, from Membership, whichever brain
     if task is None or task.state in workflow.TERMINAL:
         task = services.request_draft_save(requester=job.user, fields=fields, session=job.session)
     elif task.state == workflow.DRAFT:
