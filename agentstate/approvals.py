@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from . import sql
 from .actors import Actor
@@ -42,7 +43,7 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
     if decision not in DECISIONS:
         raise DomainError(f"Unknown decision {decision!r}; expected one of: {', '.join(DECISIONS)}.")
     if decision != "approve" and not comment.strip():
-        raise DomainError(f"A comment is required to {decision}.", errors={"comment": ["This field is required."]})
+        raise DomainError(f"A comment is required to {decision}.", errors={"comment": [gettext("This field is required.")]})
     with transaction.atomic():
         approval = _lock(approval_id)
         kind = get_kind(approval.task.kind)

@@ -2,6 +2,8 @@
 
 `errors` maps a field to its messages; a nested field is named by its path, so one bad
 quantity in the second line is `{"lines.1.quantity": ["..."]}`."""
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -9,15 +11,22 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agentstate.errors import DomainError
 
+from ..sentences import refusal
+
 
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
-        body = {"detail": str(exc), **exc.extra}
+        body = {"detail": _detail(exc), **exc.extra}
         return Response(body, status=exc.http_status)
     if isinstance(exc, exceptions.ValidationError):
-        return Response({"detail": "Invalid input.", "errors": field_errors(exc.detail)},
+        return Response({"detail": _("Invalid input."), "errors": field_errors(exc.detail)},
                         status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
+
+
+def _detail(exc: DomainError) -> str:
+    """English clients read the refusal as the service wrote it; others in their language."""
+    return str(exc) if (get_language() or "en").startswith("en") else refusal(exc)
 
 
 def field_errors(detail, path: str = "") -> dict[str, list[str]]:

@@ -171,6 +171,18 @@ def test_reject_or_return_without_a_comment_is_refused_with_400(demo, erp, eager
     assert Approval.objects.get(pk=approval["id"]).status == "pending"
 
 
+def test_a_return_without_a_comment_is_refused_in_the_users_language(demo, erp, eager):
+    submit(demo["alice"])
+    [approval] = pending_for(demo["bob"])
+    client = client_for(demo["bob"])
+    response = client.post(f"{APPROVALS}{approval['id']}/decision/", {
+        "decision": "return", "state_version": approval["state_version"], "comment": ""},
+        format="json", headers={"accept-language": "zh-hant"})
+    assert response.status_code == 400
+    assert response.json()["detail"] == "退回時必須填寫意見。"
+    assert response.json()["errors"]["comment"] == ["此為必需欄位。"]
+
+
 def test_reject_with_a_comment_ends_the_request_and_cancels_the_requisition(demo, erp, eager):
     task = submit(demo["alice"])
     [approval] = pending_for(demo["bob"])
