@@ -32,8 +32,7 @@ def lease_claim(*, task_id, worker: str, seconds: int) -> Lease | None:
         if free is None:
             return None
         until = now + timedelta(seconds=seconds)
-        Task.objects.filter(pk=task_id).update(leased_by=worker, lease_until=until, lease_token=F("lease_token") + 1,
-                                               attempts=F("attempts") + 1)
+        Task.objects.filter(pk=task_id).update(leased_by=worker, lease_until=until, lease_token=F("lease_token") + 1)
     return Lease(task_id=task_id, worker=worker, token=free + 1, until=until)
 
 
@@ -43,10 +42,11 @@ def lease_renew(*, lease: Lease, seconds: int) -> Lease | None:
     return Lease(lease.task_id, lease.worker, lease.token, until) if renewed else None
 
 
-def lease_release(*, lease: Lease) -> bool:
-    """Give the task back. False if the lease had already been reclaimed."""
+def lease_release(*, lease: Lease, failures: int = 0) -> bool:
+    """Give the task back, with how many times in a row its current step has failed (0: it
+    finished, or someone moved the task). False if the lease had already been reclaimed."""
     return bool(Task.objects.filter(pk=lease.task_id, lease_token=lease.token).update(
-        leased_by="", lease_until=None, attempts=0))
+        leased_by="", lease_until=None, attempts=failures))
 
 
 def lease_reclaim_expired(*, task_id, token: int) -> bool:

@@ -70,3 +70,21 @@ def visible_tasks(user, queryset):
     if codes.filter(department__isnull=True).exists():
         return queryset
     return queryset.filter(Q(initiator=user) | Q(tenant__in=codes.values("department__code")))
+
+
+def reviewers_of(user):
+    """The department codes whose tasks in review `user` may act on; None means every one."""
+    if user.is_superuser:
+        return None
+    rows = Membership.objects.filter(user=user, user__is_active=True, role__in=[MANAGER, DIRECTOR])
+    if rows.filter(department__isnull=True).exists():
+        return None
+    return set(rows.exclude(department__isnull=True).values_list("department__code", flat=True))
+
+
+def may_review(user, task) -> bool:
+    """May `user` act on the task from the work queue: admins and the department's managers."""
+    if not (user.is_authenticated and user.is_active):
+        return False
+    codes = reviewers_of(user)
+    return codes is None or task.tenant in codes

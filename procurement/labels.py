@@ -61,6 +61,19 @@ OPERATION_LABELS = {
     erp.ISSUE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order"),
 }
 
+# The agent's steps, for the work queue ("the step it stopped at").
+STEP_LABELS = {
+    "start": pgettext_lazy("agent step", "Starting"),
+    "revise": pgettext_lazy("agent step", "Undoing the previous version"),
+    "award": pgettext_lazy("agent step", "Comparing quotes"),
+    "route": pgettext_lazy("agent step", "Finding the approver"),
+    "reserve_budget": pgettext_lazy("agent step", "Reserving budget"),
+    "create_requisition": pgettext_lazy("agent step", "Creating the ERP requisition"),
+    "open_approval": pgettext_lazy("agent step", "Asking for approval"),
+    "issue_purchase_order": pgettext_lazy("agent step", "Issuing the purchase order"),
+    "compensate": pgettext_lazy("agent step", "Cancelling the requisition and releasing the budget"),
+}
+
 
 # What happened, for the timeline of a request: every event of the transition table, the
 # engine's own ("create") and the recovery pass's notes.
@@ -89,6 +102,13 @@ EVENT_LABELS = {
     "recovery.lease_expired": pgettext_lazy("request event", "Picked up again after a worker stopped"),
     "recovery.resumed": pgettext_lazy("request event", "Picked up again after a pause"),
     "recovery.receipt": pgettext_lazy("request event", "ERP result verified"),
+    "step_failed": pgettext_lazy("request event", "A step failed; tried again later"),
+    "give_up": pgettext_lazy("request event", "Handed to a person after repeated failures"),
+    "reconcile": pgettext_lazy("request event", "ERP checked again by a person"),
+    "record_outcome": pgettext_lazy("request event", "ERP outcome recorded by a person"),
+    "retry_order": pgettext_lazy("request event", "Purchase order retried"),
+    "cancel_too_late": pgettext_lazy("request event", "Cancel came too late: already ordered"),
+    "review.note": pgettext_lazy("request event", "Checked by a person; still in doubt"),
 }
 
 # Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses,

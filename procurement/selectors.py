@@ -1,4 +1,5 @@
 """Reads for the pages: a fixed number of queries however many rows there are."""
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Max, Prefetch, Q
@@ -6,7 +7,7 @@ from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, Task, TaskEvent
+from agentstate.models import Approval, Receipt, Task, TaskEvent
 
 from .models import Department, Membership
 
@@ -155,3 +156,45 @@ def _plain(value, kind: str):
     if kind == "lines" and isinstance(value, list):
         return [f"{line.get('quantity')} × {line.get('description')}" for line in value]
     return "" if value is None else str(value)
+
+
+# -- the work queue (DESIGN §14) ----------------------------------------------------------
+
+@dataclass
+class ReviewRow:
+    """A task in review: why it is there, its last error and the receipts in doubt."""
+    task: Task
+    why: TaskEvent | None
+    last_error: str
+    doubts: list
+
+
+def review_tasks_for(user):
+    """Tasks in `needs_review` that `user` may act on, longest waiting first."""
+    from . import workflow
+    from .access import reviewers_of
+
+    tasks = (Task.objects.filter(kind=workflow.KIND, state=workflow.NEEDS_REVIEW)
+             .select_related("initiator", "purchase_request__department").order_by("updated_at", "pk"))
+    codes = reviewers_of(user)
+    return tasks if codes is None else tasks.filter(tenant__in=codes)
+
+
+def review_rows(tasks) -> list[ReviewRow]:
+    """Rows for a page of review_tasks_for, in three queries however many rows."""
+    tasks = list(tasks)
+    ids = [t.pk for t in tasks]
+    entered, errors = {}, {}
+    for event in TaskEvent.objects.filter(task_id__in=ids).filter(
+            Q(to_state="needs_review") & ~Q(from_state="needs_review") | Q(event="step_failed")).order_by("id"):
+        (errors if event.event == "step_failed" else entered)[event.task_id] = event
+    doubts = {}
+    for receipt in Receipt.objects.filter(task_id__in=ids, status__in=["sent", "unknown"]).order_by("created_at"):
+        doubts.setdefault(receipt.task_id, []).append(receipt)
+    rows = []
+    for task in tasks:
+        last = [r.error for r in doubts.get(task.pk, []) if r.error]
+        error = errors.get(task.pk)
+        rows.append(ReviewRow(task=task, why=entered.get(task.pk), doubts=doubts.get(task.pk, []),
+                              last_error=last[-1] if last else (error.reason if error else "")))
+    return rows

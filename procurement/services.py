@@ -14,6 +14,7 @@ from .access import may_view
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
+from .settling import cancel_settled
 
 
 def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:
@@ -88,7 +89,11 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
 
 
 def request_cancel(*, task_id, user, reason: str = "") -> Task:
+    """Cancel while cancellable. In review, what is in doubt is settled first, and a task whose
+    order the ERP holds ends `externally_confirmed`, never `cancelled` (settling.cancel_settled)."""
     task = task_for(user, task_id)
+    if task.state == workflow.NEEDS_REVIEW:
+        return cancel_settled(task=task, actor=user, reason=reason or "cancelled by the requester")[0]
     with transaction.atomic():
         task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester")
         enqueue_advance(task.pk)

@@ -158,6 +158,9 @@ SPECTACULAR_SETTINGS = {"TITLE": "Procurement agent API", "VERSION": "1.0.0"}
 # guarantee progress (DESIGN §5).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
+# A step failing this many times in a row (with back-off between tries) sends its task to review.
+AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
+AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
 APPROVAL_TTL_SECONDS = env_int("APPROVAL_TTL_SECONDS", 3 * 24 * 3600)
 # Approvers are reminded once when this little time is left before an approval expires.
 APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)

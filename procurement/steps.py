@@ -18,7 +18,7 @@ from agentstate.approvals import approval_open, scope_hash
 from agentstate.errors import LeaseLost, StaleVersion
 from agentstate.leases import Lease
 from agentstate.machine import fire
-from agentstate.models import Approval, Receipt, Task
+from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 
 from . import erp
@@ -30,6 +30,8 @@ from .pricing import award
 from .scope import approval_scope, purchase_order_request, requisition_request
 
 log = logging.getLogger(__name__)
+# Events after which an approved scope no longer describes the request.
+REQUEST_CHANGES = ("amend", "answer", "rewind")
 
 
 class StepBlocked(Exception):
@@ -145,7 +147,7 @@ def create_requisition(step: Step):
         else:
             step.move("escalate", reason=f"the ERP refused the requisition: {receipt.error}")
 
-    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded, fence=step.fence)
+    _perform(step, receipt, recorded)
 
 
 def open_approval(step: Step):
@@ -178,11 +180,25 @@ def issue_purchase_order(step: Step):
         else:
             step.move("fail", reason=f"the ERP refused the purchase order: {receipt.error}")
 
+    _perform(step, receipt, recorded)
+
+
+def _perform(step: Step, receipt: Receipt, recorded):
+    """Send under the receipt protocol; a receipt already decided (settled by recovery or a person
+    while the task waited) is recorded on the task as it stands, without calling the ERP again."""
+    if receipt.status in (Receipt.Status.CONFIRMED, Receipt.Status.FAILED):
+        recorded(receipt)
+        return
     receipt_perform(receipt=receipt, client=client(), on_outcome=recorded, fence=step.fence)
 
 
 def _scope_intact(approval: Approval, task: Task) -> bool:
-    return (scope_hash(approval.scope) == approval.scope_hash and approval.state_version == task.version - 1
+    """The approved scope is still what this version would send: its hash holds, it names the
+    live requisition, and nothing changed the request since the click (a work-queue retry may
+    have moved the task on since, without changing what was approved)."""
+    changed = TaskEvent.objects.filter(task_id=task.pk, version__gt=approval.state_version,
+                                       event__in=REQUEST_CHANGES).exists()
+    return (scope_hash(approval.scope) == approval.scope_hash and not changed
             and approval.scope["erp_requisition"] == (task.data.get("requisition") or {}).get("id"))
 
 
@@ -190,8 +206,17 @@ def _scope_intact(approval: Approval, task: Task) -> bool:
 
 def compensate(step: Step):
     cancel_live_requisitions(step)
+    if ordered(step.task):
+        # Budget is released only when nothing was ordered (DESIGN §7): a real order keeps it.
+        step.move("compensated", reason="requisitions cancelled; budget kept: the ERP holds a purchase order")
+        return
     released = budget_release(task_id=step.task.pk)
     step.move("compensated", reason=f"requisitions cancelled; NT${released:,.0f} of budget released")
+
+
+def ordered(task: Task) -> bool:
+    return Receipt.objects.filter(task_id=task.pk, operation=erp.ISSUE_PURCHASE_ORDER,
+                                  status=Receipt.Status.CONFIRMED).exists()
 
 
 def cancel_live_requisitions(step: Step):

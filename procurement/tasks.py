@@ -13,7 +13,7 @@ from agentstate.leases import lease_claim, lease_release
 from agentstate.models import Task
 from agentstate.recovery import recovery_pass
 
-from . import queueing, steps
+from . import queueing, retries, steps
 from .faults import crash_point
 from .notices.derive import approval_reminders, notices_catch_up
 from .outbox import outbox_dispatch, outbox_mark_stuck
@@ -26,30 +26,55 @@ MAX_BUSY_RETRIES = 10
 
 @shared_task(acks_late=True)
 def advance(task_id: str, busy: int = 0):
-    """Run the task's next step, if it has one and nobody else holds it."""
+    """Run the task's next step, if it has one and nobody else holds it. A step that fails is
+    tried again after a back-off, until retries.gives_up: then the task goes to review."""
     lease = lease_claim(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
     if lease is None:
         _retry_busy(task_id, busy)
         return "busy"
+    failures, error = 0, ""
     try:
         task = Task.objects.get(pk=task_id)
         if not task.runnable:
             return "idle"
         crash_point("holding_lease")
-        steps.run(task, lease)
-    except Conflict as exc:
-        # Someone moved the task while this step worked: its result is dropped and re-planned.
-        log.info("task %s: step result discarded: %s", task_id, exc)
-    except steps.StepBlocked as exc:
-        log.warning("task %s: %s", task_id, exc)
-        return "blocked"
+        error = _run(task, lease)
+        if error:
+            failures = retries.step_failure_record(task=task, lease=lease, error=error)
+            if retries.gives_up(failures) and retries.step_give_up(task=task, lease=lease, failures=failures,
+                                                                   error=error):
+                failures = 0
     finally:
-        lease_release(lease=lease)
+        lease_release(lease=lease, failures=failures)
     queueing.notify_now(task_id)
     crash_point("before_enqueue")
+    if failures:
+        queueing.advance_now(task_id, countdown=retries.retry_delay(failures))
+        return "failed"
     if Task.objects.filter(pk=task_id, runnable=True).exists():
         queueing.advance_now(task_id)
     return "done"
+
+
+def _run(task: Task, lease) -> str:
+    """Run one step; the error that makes it a failure, or "" when it finished or was overtaken."""
+    try:
+        steps.run(task, lease)
+    except Conflict as exc:
+        if Task.objects.filter(pk=task.pk, version=task.version).exists():
+            return f"{type(exc).__name__}: {exc}"  # refused, not overtaken: the step cannot go on from here
+        # Someone moved the task while this step worked: its result is dropped and re-planned.
+        log.info("task %s: step result discarded: %s", task.pk, exc)
+        return ""
+    except steps.StepBlocked as exc:
+        log.warning("task %s: %s", task.pk, exc)
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - any failure of a step counts towards giving up
+        log.exception("task %s: step %s failed", task.pk, task.step)
+        return f"{type(exc).__name__}: {exc}"
+    if Task.objects.filter(pk=task.pk, version=task.version).exists():
+        return f"step {task.step!r} finished without moving the task"
+    return ""
 
 
 def _retry_busy(task_id: str, busy: int):

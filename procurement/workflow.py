@@ -3,6 +3,9 @@ from agentstate.kinds import APPROVER, INITIATOR, RUNTIME, TaskKind, Transition
 
 KIND = "purchase"
 REVIEW = "agentstate.change_task"  # a person who may look at a task in review (admins)
+# Admins and the department's managers acting from the work queue, checked by access.may_review.
+REVIEWER = "reviewer"
+REVIEW_BY = (REVIEW, REVIEWER)
 
 DRAFT, RECEIVED, PROCESSING = "draft", "received", "processing"
 AWAITING_INPUT, AWAITING_APPROVAL = "awaiting_input", "awaiting_approval"
@@ -12,6 +15,8 @@ REJECTED, CANCELLED, EXPIRED = "rejected", "cancelled", "expired"
 AMENDABLE = (RECEIVED, PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL)
 CANCELLABLE = (DRAFT, *AMENDABLE, NEEDS_REVIEW)
 TERMINAL = frozenset({CONFIRMED, REJECTED, CANCELLED, EXPIRED})
+# States in which a worker runs steps; a step that keeps failing there gives up (tasks.advance).
+RUNNABLE = (RECEIVED, PROCESSING, SUBMITTED, REJECTED, CANCELLED, EXPIRED)
 
 T = Transition
 TRANSITIONS = [
@@ -32,12 +37,23 @@ TRANSITIONS = [
     T(SUBMITTED, "confirm", CONFIRMED, (RUNTIME,), step=""),
     T(SUBMITTED, "outcome_unknown", NEEDS_REVIEW, (RUNTIME,)),
     T(SUBMITTED, "fail", NEEDS_REVIEW, (RUNTIME,)),
-    T(NEEDS_REVIEW, "retry", PROCESSING, (REVIEW,)),
+    # A step failed AGENT_MAX_ATTEMPTS times in a row (a compensation too): a person must look.
+    *[T(state, "give_up", NEEDS_REVIEW, (RUNTIME,)) for state in RUNNABLE],
     # A doubtful receipt settled by recovery: the task goes on from where the doubt arose.
     T(NEEDS_REVIEW, "resume", PROCESSING, (RUNTIME,)),
-    T(NEEDS_REVIEW, "confirm", CONFIRMED, (RUNTIME,), step=""),
+    # The work queue (DESIGN §14), each with who and why. The ERP verified what was in doubt
+    # (checked again, or by the reference a person looked up): the agent goes on from its step.
+    T(NEEDS_REVIEW, "reconcile", PROCESSING, REVIEW_BY),
+    T(NEEDS_REVIEW, "record_outcome", PROCESSING, REVIEW_BY),
+    # Run the failed step again; an order step runs again where orders are sent.
+    T(NEEDS_REVIEW, "retry", PROCESSING, REVIEW_BY),
+    T(NEEDS_REVIEW, "retry_order", SUBMITTED, REVIEW_BY, step="issue_purchase_order"),
+    # The ERP holds the order: found by recovery, checked again or recorded by a person.
+    T(NEEDS_REVIEW, "confirm", CONFIRMED, (RUNTIME, *REVIEW_BY), step=""),
+    # A cancel that found the order in the ERP ends where the truth is, never `cancelled`.
+    T(NEEDS_REVIEW, "cancel_too_late", CONFIRMED, (INITIATOR, *REVIEW_BY), step=""),
     *[T(state, "amend", PROCESSING, (INITIATOR,), step="revise") for state in AMENDABLE],
-    *[T(state, "cancel", CANCELLED, (INITIATOR, REVIEW), step="compensate") for state in CANCELLABLE],
+    *[T(state, "cancel", CANCELLED, (INITIATOR, *REVIEW_BY), step="compensate") for state in CANCELLABLE],
     # Compensation (cancel the requisition, release the budget) finishes inside a terminal state.
     *[T(state, "compensated", state, (RUNTIME,), step="") for state in (REJECTED, CANCELLED, EXPIRED)],
 ]
@@ -46,5 +62,5 @@ TRANSITIONS = [
 def build_kind(**hooks) -> TaskKind:
     return TaskKind(
         name=KIND, initial=DRAFT, transitions=TRANSITIONS, terminal=TERMINAL,
-        runnable=frozenset({RECEIVED, PROCESSING, SUBMITTED, REJECTED, CANCELLED, EXPIRED}),
+        runnable=frozenset(RUNNABLE),
         unknown_outcome_event="outcome_unknown", approval_expired_event="expire", **hooks)

@@ -19,5 +19,11 @@ class Nav:
         return notices_unread_count(self.user)
 
 
+    @cached_property
+    def may_review(self) -> bool:
+        """Admins and managers act on the work queue (the view checks each task again)."""
+        return self.user.is_authenticated and (self.user.is_superuser or self.is_decider)
+
+
 def nav(request):
     return {"nav": Nav(request.user)}

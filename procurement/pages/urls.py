@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, memory, notices, tasks
+from . import approvals, chat, home, memory, notices, review, tasks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -17,6 +17,8 @@ urlpatterns = [
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
     path("notices/", notices.notices_page, name="notices"),
     path("notices/read/", notices.notices_read, name="notices-read"),
+    path("review/", review.review_queue, name="review-queue"),
+    path("review/<uuid:task_id>/<str:action>/", review.review_action, name="review-action"),
     path("memory/", memory.memory_list, name="memory-list"),
     path("memory/<uuid:entry_id>/", memory.memory_entry, name="memory-entry"),
     path("memory/<uuid:entry_id>/correct/", memory.memory_correct_view, name="memory-correct"),

@@ -64,3 +64,8 @@ def memory_label(code) -> str:
 def deletion_words(report, done="") -> str:
     """`{{ preview|deletion_words }}`, `{{ deleted|deletion_words:"done" }}`."""
     return labels.deletion_words(report, done=bool(done))
+
+
+@register.filter
+def step_label(step) -> str:
+    return labels.label(labels.STEP_LABELS, step)

@@ -1,0 +1,216 @@
+"""The work queue's actions on a task in `needs_review` (DESIGN §4, §14), as services the pages,
+the API and admin actions call:
+
+- review_reconcile: check the ERP again (the receipts in doubt, by key); the task goes where the
+  truth is, or stays in review with a note of the check;
+- review_record_outcome: the ERP reference a person looked up, verified by key where the ERP
+  answers, recorded on the receipt in doubt;
+- review_retry: run the failed step again;
+- review_cancel: cancel with compensation (settling.cancel_settled), after review_cancel_preview.
+
+Each takes the version the person saw and a reason, and is recorded with who and why. A task
+that left review, or moved since that version: 409 with what changed, nothing written. Not
+visible: 404; visible but not theirs to act on: 403.
+"""
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from agentstate.actors import Actor
+from agentstate.errors import Conflict, DomainError, NotPermitted, StaleVersion
+from agentstate.external import Indeterminate, Outcome
+from agentstate.machine import fire
+from agentstate.models import Receipt, Task, TaskEvent
+from agentstate.receipts import receipt_record
+
+from . import erp, settling, steps, workflow
+from .access import may_review
+from .labels import state_label
+from .queueing import enqueue_advance, notify_on_commit
+from .services import task_for
+
+MAX_REASON = 1000
+MAX_EXTERNAL_ID = 120
+NOTE = "review.note"  # a check that moved nothing, kept in the history with who and why
+# Which event runs the failed step again, by the step it failed at.
+RETRY_EVENTS = {"issue_purchase_order": "retry_order", "compensate": "cancel"}
+
+
+def review_reconcile(*, user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
+    task, reason = _reviewable(user, task_id, expected_version, reason)
+    lookups = [settling.look_up(receipt) for receipt in settling.receipts_in_doubt(task)]
+    if not lookups:
+        raise Conflict(_("Nothing of this request is in doubt in the ERP: retry the step or cancel it."),
+                       current_version=task.version)
+    with transaction.atomic():
+        _still_current(task)
+        for lookup in lookups:
+            if lookup.found is not None:
+                settling.record_found(lookup)
+        unknown = [lookup for lookup in lookups if not lookup.known]
+        if unknown:
+            doubt = " ".join(settling.doubt_message(u) for u in unknown)
+            _note(task, user, f"checked the ERP again: still in doubt ({'; '.join(u.error for u in unknown)}). "
+                              f"{reason}")
+            return task, _("Still in doubt. %(doubt)s The request stays in review.") % {"doubt": doubt}
+        return _follow(task, user, lookups, reason, event="reconcile", how="checked the ERP again")
+
+
+def review_record_outcome(*, user, task_id, expected_version: int, reason: str, external_id: str) -> tuple[Task, str]:
+    task, reason = _reviewable(user, task_id, expected_version, reason)
+    external_id = (external_id or "").strip()
+    if not external_id or len(external_id) > MAX_EXTERNAL_ID:
+        raise DomainError(_("Enter the ERP reference you looked up (at most %(n)d characters).")
+                          % {"n": MAX_EXTERNAL_ID}, errors={"external_id": [_("This field is required.")]})
+    receipt = _current_doubt(task)
+    if receipt is None:
+        raise Conflict(_("Nothing of this request is in doubt in the ERP, so there is no outcome to record."),
+                       current_version=task.version)
+    outcome, verified = _verify(receipt, external_id)
+    with transaction.atomic():
+        _still_current(task)
+        receipt_record(receipt=receipt, outcome=outcome)
+        how = "recorded the outcome " + ("(verified by key in the ERP)" if verified
+                                         else "(not verified: the ERP did not answer)")
+        lookup = settling.Lookup(receipt, found=outcome)
+        return _follow(task, user, [lookup], reason, event="record_outcome", how=how)
+
+
+def review_retry(*, user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
+    task, reason = _reviewable(user, task_id, expected_version, reason)
+    if not task.step:
+        raise Conflict(_("This request has no step to run again: check the ERP again or cancel it."),
+                       current_version=task.version)
+    event = RETRY_EVENTS.get(task.step, "retry")
+    with transaction.atomic():
+        task = fire(task.pk, event, actor=_actor(user), expected_version=task.version,
+                    reason=f"retry the step {task.step!r}. {reason}")
+        enqueue_advance(task.pk)
+        notify_on_commit(task.pk)
+    return task, _("The agent runs the step again.")
+
+
+def review_cancel_preview(*, user, task_id) -> tuple[Task, dict]:
+    task = _may_act(user, task_id)
+    return task, settling.cancel_preview(task)
+
+
+def review_cancel(*, user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
+    task, reason = _reviewable(user, task_id, expected_version, reason)
+    return settling.cancel_settled(task=task, actor=_actor(user), reason=f"cancelled from the work queue. {reason}",
+                                   expected_version=task.version)
+
+
+# -- the checks every action makes ------------------------------------------------------
+
+def review_task_for(*, user, task_id) -> Task:
+    """The task, if `user` may act on it from the work queue: 404 if they may not see it, 403 if
+    they may see it but not act."""
+    return _may_act(user, task_id)
+
+
+def _may_act(user, task_id) -> Task:
+    task = task_for(user, task_id)  # 404 for anyone who may not see it
+    if not may_review(user, task):
+        raise NotPermitted(_("Only an admin or a manager of %(department)s may act on a request in review.")
+                           % {"department": task.tenant})
+    return task
+
+
+def _reviewable(user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
+    task = _may_act(user, task_id)
+    reason = (reason or "").strip()
+    if not reason or len(reason) > MAX_REASON:
+        raise DomainError(_("Say why (at most %(n)d characters): the reason is kept in the request's history.")
+                          % {"n": MAX_REASON}, errors={"reason": [_("This field is required.")]})
+    if task.state != workflow.NEEDS_REVIEW or task.version != expected_version:
+        raise StaleVersion(what_changed(task, expected_version), current_version=task.version)
+    return task, reason
+
+
+def _still_current(task: Task):
+    """Under the row lock: nobody moved the task while the ERP was asked."""
+    current = Task.objects.select_for_update(no_key=True).filter(pk=task.pk).values("version", "state").get()
+    if current["version"] != task.version or current["state"] != workflow.NEEDS_REVIEW:
+        seen = task.version
+        task.refresh_from_db()
+        raise StaleVersion(what_changed(task, seen), current_version=current["version"])
+
+
+def what_changed(task: Task, seen_version: int) -> str:
+    """For a 409: where the task is now and what moved it since the version the person saw."""
+    events = TaskEvent.objects.filter(task_id=task.pk, version__gt=seen_version).order_by("id")
+    moves = "; ".join(_("%(actor)s: %(from)s → %(to)s (%(reason)s)") % {
+        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": e.reason}
+        for e in events[:5])
+    now = _("This request changed since you looked: it is now “%(state)s”, version %(version)d.") % {
+        "state": state_label(task.state), "version": task.version}
+    return f"{now} {moves}".strip()
+
+
+def _actor(user) -> Actor:
+    return Actor(user=user, roles=frozenset({workflow.REVIEWER}))
+
+
+def _note(task: Task, user, reason: str):
+    TaskEvent.objects.create(task_id=task.pk, actor=user.get_username(), event=NOTE, from_state=task.state,
+                             to_state=task.state, version=task.version, reason=reason)
+
+
+# -- where the truth sends the task -----------------------------------------------------
+
+def _current_doubt(task: Task) -> Receipt | None:
+    scope = f"r{task.data.get('revision', 1)}"
+    doubts = [r for r in settling.receipts_in_doubt(task) if r.scope == scope]
+    orders = [r for r in doubts if r.operation == erp.ISSUE_PURCHASE_ORDER]
+    return (orders or doubts or [None])[0]
+
+
+def _verify(receipt: Receipt, external_id: str) -> tuple[Outcome, bool]:
+    """The person's reference, checked by the receipt's key where the ERP answers."""
+    try:
+        found = steps.client().lookup(receipt.operation, receipt.idempotency_key, receipt.request)
+    except Indeterminate:
+        return Outcome(ok=True, external_id=external_id, response={"id": external_id, "verified": False}), False
+    if found is None:
+        raise DomainError(_("The ERP has nothing under this request's key, so %(id)s is not its outcome. "
+                            "Retry the step to send it again, or cancel.") % {"id": external_id},
+                          errors={"external_id": [_("Not found in the ERP for this request.")]})
+    if found.external_id != external_id:
+        raise DomainError(_("The ERP holds %(found)s under this request's key, not %(id)s.")
+                          % {"found": found.external_id, "id": external_id},
+                          errors={"external_id": [_("Does not match the ERP.")]})
+    return found, True
+
+
+def _follow(task: Task, user, lookups: list, reason: str, *, event: str, how: str) -> tuple[Task, str]:
+    """Every doubt is settled: move the task where the ERP says it is. Call under the row lock."""
+    notify_on_commit(task.pk)
+    scope = f"r{task.data.get('revision', 1)}"
+    current = {l.receipt.operation: l for l in lookups if l.receipt.scope == scope}
+    order, requisition = current.get(erp.ISSUE_PURCHASE_ORDER), current.get(erp.CREATE_REQUISITION)
+    actor, who = _actor(user), user.get_username()
+    if order is not None and order.found is not None:
+        task = fire(task.pk, "confirm", actor=actor, expected_version=task.version,
+                    data={"purchase_order": {"id": order.found.external_id}},
+                    reason=f"{who} {how}: ERP purchase order {order.found.external_id}. {reason}")
+        return task, _("The ERP holds purchase order %(id)s: the request is ordered.") % {"id": order.found.external_id}
+    if order is not None:  # confirmed absent: the approved order is sent again under the same key
+        task = fire(task.pk, "retry_order", actor=actor, expected_version=task.version,
+                    reason=f"{who} {how}: the ERP has no purchase order under its key; sent again. {reason}")
+        enqueue_advance(task.pk)
+        return task, _("The ERP has no purchase order for it: the agent sends the approved order again, "
+                       "under the same key.")
+    data, step, said = {}, None, _("Nothing of this request's current version was in doubt: the agent goes on.")
+    if requisition is not None and requisition.found is not None:
+        found = requisition.found
+        data = {"requisition": {"id": found.external_id, "key": requisition.receipt.idempotency_key}}
+        step, said = "open_approval", _("The ERP holds requisition %(id)s: the request goes on to approval.") % {
+            "id": found.external_id}
+    elif requisition is not None:
+        said = _("The ERP has no requisition for it: the agent creates it again, under the same key.")
+    if step is None:
+        event = RETRY_EVENTS.get(task.step, event)  # an order or a compensation runs where it belongs
+    task = fire(task.pk, event, actor=actor, expected_version=task.version, data=data, step=step,
+                reason=f"{who} {how}. {reason}")
+    enqueue_advance(task.pk)
+    return task, said

@@ -1,0 +1,154 @@
+"""The work queue page: why each task is in review, the receipts in doubt, the actions as forms
+(full page and htmx fragment), cancel's preview first, who may act, both languages."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from agentstate.models import Task, TaskEvent
+from procurement import services
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+HX = {"HTTP_HX_REQUEST": "true"}
+QUEUE = "/review/"
+
+
+@pytest.fixture
+def in_review(demo, erp, eager):
+    """The ERP is down when the requisition is created: the task waits in review."""
+    erp.fault(mode="down", path="/requisitions")
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    task = Task.objects.get(pk=task.pk)
+    assert task.state == "needs_review"
+    return task
+
+
+def client_for(user, csrf=False, lang="en"):
+    client = Client(enforce_csrf_checks=csrf, HTTP_ACCEPT_LANGUAGE=lang)
+    client.force_login(user)
+    return client
+
+
+def act(task, action):
+    return reverse("review-action", args=[task.pk, action])
+
+
+def test_the_queue_shows_why_the_task_is_there_and_what_is_in_doubt(in_review, demo):
+    page = client_for(demo["bob"]).get(QUEUE)
+
+    html = page.content.decode()
+    assert page.status_code == 200 and "<html" in html
+    assert "result pending verification" in html, "the reason of the event that put it there"
+    assert "ERP requisition" in html and "Result pending verification" in html
+    assert f'href="{reverse("review-queue")}"' in html, "linked in the header for those who may act"
+    for label in ("Check the ERP again", "Record the outcome", "Retry the step", "Cancel…"):
+        assert label in html
+
+
+def test_the_queue_in_traditional_chinese_shows_no_raw_state_code(in_review, demo):
+    html = client_for(demo["carol"], lang="zh-hant").get(QUEUE).content.decode()
+
+    assert "工作佇列" in html and "再次查詢 ERP" in html
+    assert ">needs_review<" not in html
+
+
+def test_the_htmx_fragment_is_the_queue_only(in_review, demo):
+    fragment = client_for(demo["bob"]).get(QUEUE, **HX)
+
+    assert fragment.status_code == 200 and "<html" not in fragment.content.decode()
+    assert 'id="review-queue"' in fragment.content.decode()
+    assert "HX-Request" in fragment["Vary"]
+
+
+def test_requesters_see_no_queue_link_and_an_empty_queue(in_review, demo):
+    html = client_for(demo["alice"]).get(QUEUE).content.decode()
+    assert f'href="{reverse("review-queue")}"' not in html and "Nothing needs a person" in html
+
+
+def test_retry_from_the_page_is_recorded_with_who_and_why(in_review, demo, erp):
+    erp.clear_faults()
+    client = client_for(demo["bob"], csrf=True)
+    client.get(QUEUE)
+
+    answer = client.post(act(in_review, "retry"), {"version": in_review.version, "reason": "ERP is back",
+                                                   "csrfmiddlewaretoken": client.cookies["csrftoken"].value}, **HX)
+
+    assert answer.status_code == 200 and "<html" not in answer.content.decode()
+    assert "runs the step again" in answer.content.decode()
+    event = TaskEvent.objects.get(task_id=in_review.pk, event="retry")
+    assert (event.actor, event.reason.endswith("ERP is back")) == ("bob", True)
+    assert Task.objects.get(pk=in_review.pk).state == "awaiting_approval"
+
+
+def test_without_csrf_token_nothing_happens(in_review, demo):
+    answer = client_for(demo["bob"], csrf=True).post(act(in_review, "retry"),
+                                                      {"version": in_review.version, "reason": "x"})
+    assert answer.status_code == 403
+    assert not TaskEvent.objects.filter(task_id=in_review.pk, event="retry").exists()
+
+
+def test_an_action_without_a_reason_is_a_400_in_the_users_language(in_review, demo):
+    answer = client_for(demo["bob"], lang="zh-hant").post(act(in_review, "reconcile"),
+                                                          {"version": in_review.version, "reason": ""}, **HX)
+    assert answer.status_code == 400
+    with translation.override("zh-hant"):
+        assert "說明原因" in answer.content.decode()
+    assert Task.objects.get(pk=in_review.pk).version == in_review.version
+
+
+def test_record_outcome_needs_the_erp_reference(in_review, demo):
+    answer = client_for(demo["carol"]).post(act(in_review, "record-outcome"),
+                                            {"version": in_review.version, "reason": "looked it up"})
+    assert answer.status_code == 400 and "Enter the ERP reference" in answer.content.decode()
+
+
+def test_cancel_shows_its_preview_first_then_cancels(in_review, demo, erp):
+    client = client_for(demo["carol"])
+    preview = client.get(act(in_review, "cancel"), **HX)
+    html = preview.content.decode()
+    assert preview.status_code == 200 and "What will be undone" in html and "What cannot be undone" in html
+    assert "budget will be released" in html
+    assert Task.objects.get(pk=in_review.pk).state == "needs_review", "a preview changes nothing"
+
+    erp.clear_faults()
+    done = client.post(act(in_review, "cancel"), {"version": in_review.version, "reason": "not needed"})
+
+    assert done.status_code == 200 and "Cancelled" in done.content.decode()
+    assert Task.objects.get(pk=in_review.pk).state == "cancelled"
+    assert TaskEvent.objects.get(task_id=in_review.pk, event="cancel").actor == "carol"
+
+
+def test_a_stale_form_is_a_409_with_what_changed_and_nothing_moves(in_review, demo, erp):
+    erp.clear_faults()
+    client_for(demo["bob"]).post(act(in_review, "retry"), {"version": in_review.version, "reason": "first"})
+    moved = Task.objects.get(pk=in_review.pk)
+
+    answer = client_for(demo["carol"]).post(act(in_review, "retry"), {"version": in_review.version,
+                                                                      "reason": "second"}, **HX)
+
+    assert answer.status_code == 409 and "changed since you looked" in answer.content.decode()
+    assert "no longer in the work queue" in answer.content.decode()
+    assert Task.objects.get(pk=in_review.pk).version == moved.version
+
+
+def test_requester_gets_403_and_outsiders_404(in_review, demo):
+    assert client_for(demo["alice"]).post(act(in_review, "retry"),
+                                          {"version": in_review.version, "reason": "x"}).status_code == 403
+    for outsider in ("erin", "dave"):
+        assert client_for(demo[outsider]).post(act(in_review, "retry"),
+                                               {"version": in_review.version, "reason": "x"}).status_code == 404
+        assert client_for(demo[outsider]).get(act(in_review, "cancel")).status_code == 404
+    assert not TaskEvent.objects.filter(task_id=in_review.pk, event="retry").exists()
+
+
+def test_the_queue_runs_a_fixed_number_of_queries_however_many_tasks(in_review, demo, erp,
+                                                                    django_assert_max_num_queries):
+    client = client_for(demo["carol"])
+    client.get(QUEUE)
+    for _ in range(3):
+        services.request_submit(requester=demo["alice"], department="ENG", justification="more",
+                                lines=[{"description": "Laptop", "quantity": 1}])
+    assert Task.objects.filter(state="needs_review").count() == 4
+    with django_assert_max_num_queries(12):
+        client.get(QUEUE)
