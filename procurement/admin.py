@@ -1,7 +1,8 @@
 """Admin pages for the procurement tables: plain lists for people who need to look."""
 from django.contrib import admin
 
-from .models import BudgetReservation, Department, Membership, PurchaseRequest, Quote, RequestLine, Supplier
+from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
+                     Supplier)
 
 
 @admin.register(Department)
@@ -49,3 +50,19 @@ class RequestLineAdmin(admin.ModelAdmin):
 class BudgetReservationAdmin(admin.ModelAdmin):
     list_display = ["department", "task", "amount", "status", "created_at", "released_at"]
     list_filter = ["status", "department"]
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    """The outbox, to look at: a send marked `uncertain` is for a person to check, never resent by itself."""
+    list_display = ["created_at", "kind", "to", "subject", "status", "sent_at", "task"]
+    list_filter = ["status", "kind"]
+    search_fields = ["to", "subject", "message_id"]
+    readonly_fields = ["message_id", "task", "kind", "to", "subject", "body", "status", "created_at", "updated_at",
+                       "sent_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

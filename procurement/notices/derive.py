@@ -53,7 +53,7 @@ class Delivery:
 
 def notices_for_task(task_id) -> int:
     """Handle the task's events nobody turned into notices yet. Returns how many were written."""
-    return sum(_handle_event(event) for event in _unnoticed().filter(task_id=task_id))
+    return sum(_handle_event(event) for event in _unnoticed(task_id=task_id))
 
 
 def notices_catch_up() -> int:
@@ -79,11 +79,16 @@ def approval_reminders(now=None) -> int:
     return made
 
 
-def _unnoticed():
-    cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
+def _unnoticed(*, task_id=None):
     concerns = Q(event__in=list(EVENT_KINDS)) | (Q(to_state=workflow.NEEDS_REVIEW) & ~Q(from_state=workflow.NEEDS_REVIEW))
-    return (TaskEvent.objects.filter(concerns, at__gte=cutoff, task__kind=workflow.KIND, notice_source__isnull=True)
-            .order_by("id"))
+    events = TaskEvent.objects.filter(concerns, task__kind=workflow.KIND, notice_source__isnull=True)
+    cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
+    if task_id is not None:
+        return events.filter(task_id=task_id, at__gte=cutoff).order_by("id")
+    # Ids grow with time: the last event before the cutoff, found walking the primary key back
+    # from the newest, bounds the scan to the lookback window however long the log is.
+    floor = TaskEvent.objects.filter(at__lt=cutoff).order_by("-id").values_list("id", flat=True).first() or 0
+    return events.filter(id__gt=floor, at__gte=cutoff).order_by("id")
 
 
 def _handle_event(event: TaskEvent) -> int:
