@@ -28,6 +28,7 @@ class DoubtSerializer(serializers.Serializer):
 
 class ReviewRowSerializer(serializers.Serializer):
     id = serializers.UUIDField(source="task.pk")
+    number = serializers.CharField(source="task.purchase_request.number", default=None)
     state = serializers.CharField(source="task.state")
     version = serializers.IntegerField(source="task.version")
     step = serializers.CharField(source="task.step")

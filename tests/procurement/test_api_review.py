@@ -34,6 +34,7 @@ def test_the_queue_lists_the_task_with_why_and_the_receipts_in_doubt(in_review, 
     [row] = body["results"]
     assert body["count"] == 1 and row["id"] == str(in_review.pk) and row["version"] == in_review.version
     assert "result pending verification" in row["reason"] and row["since"]
+    assert row["number"] == in_review.purchase_request.number and row["number"].startswith("REQ-")
     assert [(r["operation"], r["status"]) for r in row["receipts"]] == [(erp_ops.CREATE_REQUISITION, "unknown")]
     assert row["actions"] == ["reconcile", "record-outcome", "retry", "cancel"]
     assert client_for(demo["alice"]).get(QUEUE).json()["count"] == 0

@@ -40,6 +40,7 @@ def test_the_queue_shows_why_the_task_is_there_and_what_is_in_doubt(in_review, d
     html = page.content.decode()
     assert page.status_code == 200 and "<html" in html
     assert "result pending verification" in html, "the reason of the event that put it there"
+    assert in_review.purchase_request.number in html
     assert "ERP requisition" in html and "Result pending verification" in html
     assert f'href="{reverse("review-queue")}"' in html, "linked in the header for those who may act"
     for label in ("Check the ERP again", "Record the outcome", "Retry the step", "Cancel…"):
