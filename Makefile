@@ -3,7 +3,7 @@ PYTHON ?= $(shell scripts/find-python)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test install install-bench lock clean
+.PHONY: run test bench install install-bench lock clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "No Python 3.12+ found (see above)."; exit 1; }
@@ -28,6 +28,11 @@ run: install
 
 test: install
 	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Every benchmark on PostgreSQL and Redis (not part of `make test`): prints the figures and writes
+# bench/RESULTS.md, bench/results/*.json and the charts. BENCH_ARGS=--quick checks the plumbing.
+bench: install-bench
+	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Re-pin the three lock files from pyproject.toml's direct dependencies.
 lock: | $(BIN)/python

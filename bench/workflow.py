@@ -185,6 +185,7 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes (default 2)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for every task (default 120)")
     parser.add_argument("--keep", action="store_true", help=f"keep the {DB_NAME} database afterwards")
+    parser.add_argument("--json", help="also write the figures (and confirmations over time) to this file")
     args = parser.parse_args()
 
     params = server_params("workflow.py")
@@ -251,6 +252,9 @@ def run(args, params, broker, workdir, children) -> int:
     plans = [(REQUESTERS[i % 2], request_lines(rng)) for i in range(args.requests)]
 
     # Submit everything (each submit enqueues advance on commit), then approve as approvals open.
+    from django.utils import timezone
+
+    started_at = timezone.now()
     started = time.perf_counter()
     ids = []
     for n, ((requester, department, _approver), lines) in enumerate(plans, start=1):
@@ -309,6 +313,23 @@ def run(args, params, broker, workdir, children) -> int:
             durations[label].append((at1 - at0).total_seconds() * 1000)
         if events[-1][1] == "confirm":
             end_to_end.append((events[-1][2] - events[0][2]).total_seconds())
+
+    transitions = TaskEvent.objects.filter(task_id__in=ids).exclude(actor="recovery").count()
+    confirmed_at = sorted((at - started_at).total_seconds() for at in TaskEvent.objects.filter(
+        task_id__in=ids, event="confirm").values_list("at", flat=True))
+    print(f"transitions: {transitions} in {wall:.1f} s = {transitions / wall:.1f} transitions/s")
+    figures = {
+        "requests": len(ids), "workers": args.workers, "wall_s": round(wall, 2), "complete": complete,
+        "tasks_per_s": round(len(ids) / wall, 2), "transitions": transitions,
+        "transitions_per_s": round(transitions / wall, 1),
+        "steps": {label: {"n": len(durations[label]), "p50_ms": round(pct(durations[label], 50), 1),
+                          "p95_ms": round(pct(durations[label], 95), 1)} for label in order},
+        "all_steps_ms": {"p50": round(pct(sum(durations.values(), []), 50), 1),
+                         "p95": round(pct(sum(durations.values(), []), 95), 1)} if durations else {},
+        "create_to_confirm_s": {"p50": round(pct(end_to_end, 50), 2), "p95": round(pct(end_to_end, 95), 2)}
+        if end_to_end else {},
+        "confirmed_at_s": [round(t, 2) for t in confirmed_at],
+    }
 
     # Stop the workers: the rest runs in this process.
     for proc, _log in workers:
@@ -371,6 +392,14 @@ def run(args, params, broker, workdir, children) -> int:
         print(f"FAIL: {len(workers) - workers_alive} worker(s) died\n{children.tails()}")
     if not complete:
         print(children.tails())
+    figures["erp_pass"] = erp_ok
+    if busy["advance"]:
+        figures["advance_ms"] = {"n": len(busy["advance"]), "p50": round(pct(busy["advance"], 50), 1),
+                                 "p95": round(pct(busy["advance"], 95), 1)}
+    if args.json:
+        import json
+
+        Path(args.json).write_text(json.dumps(figures, indent=2))
     return 0 if (erp_ok and complete and workers_alive == len(workers)) else 1
 
 

@@ -4,7 +4,11 @@ slow  - sleep `delay` seconds, then handle the request normally (the write still
 error - answer 503 and do nothing
 drop  - do the work and commit it, then close the socket without answering
 down  - like error, but meant to stay until cleared (an ERP that is out)
+
+A fault with a `rate` (0 < rate <= 1) applies to that share of the matching requests, drawn at
+random; the others pass to the next fault or the protocol (chaos runs use this).
 """
+import random
 import threading
 from dataclasses import asdict, dataclass
 
@@ -22,6 +26,7 @@ class Fault:
     method: str | None = None  # None matches any method
     times: int | None = None  # None: until cleared
     delay: float = 0.0
+    rate: float | None = None  # None: every matching request
 
     def matches(self, method: str, path: str) -> bool:
         if self.method is not None and self.method != method:
@@ -48,7 +53,11 @@ def parse_fault(body: dict) -> Fault:
     delay = body.get("delay", DEFAULT_SLOW_DELAY if mode == "slow" else 0.0)
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
         raise Invalid("delay must be a non-negative number of seconds")
-    return Fault(mode=mode, path=path, method=method, times=times, delay=float(delay))
+    rate = body.get("rate")
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1):
+        raise Invalid("rate must be a number above 0 and at most 1")
+    return Fault(mode=mode, path=path, method=method, times=times, delay=float(delay),
+                 rate=float(rate) if rate is not None else None)
 
 
 class FaultBoard:
@@ -75,6 +84,8 @@ class FaultBoard:
         with self._lock:
             for fault in self._faults:
                 if not fault.matches(method, path):
+                    continue
+                if fault.rate is not None and random.random() >= fault.rate:
                     continue
                 if fault.times is not None:
                     fault.times -= 1

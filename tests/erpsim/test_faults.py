@@ -111,3 +111,17 @@ def test_reset_wipes_data_and_faults(erp_server):
 
     assert erp_server.stats() == {"requisitions": 0, "purchase_orders": 0, "writes": 0}
     assert post(erp_server, "/requisitions", requisition_body()).json()["id"] == "REQ-000001"
+
+
+def test_a_fault_with_a_rate_hits_about_that_share_of_requests(erp_server):
+    erp_server.fault(mode="error", path="/requisitions", method="GET", rate=0.2)
+
+    answers = [get(erp_server, "/requisitions").status_code for _ in range(200)]
+
+    assert 10 <= answers.count(503) <= 70 and answers.count(200) == 200 - answers.count(503)
+
+
+def test_a_rate_outside_zero_to_one_is_refused(erp_server):
+    response = requests.post(erp_server.url + "/_faults", json={"mode": "error", "rate": 1.5}, timeout=5)
+
+    assert response.status_code == 400 and "rate" in response.json()["detail"]

@@ -1,0 +1,302 @@
+"""Purchase requests under chaos: workers killed with SIGKILL and an ERP that fails on 20% of calls.
+
+    .venv/bin/python bench/chaos.py [--requests 200] [--chaos-seconds 120] [--settle-seconds 150] [--json out.json]
+
+Like bench/workflow.py (its helpers, two `celery worker --pool=solo` processes, PostgreSQL, Redis
+db 9, the ERP simulator on 127.0.0.1), on its own database `procurement_bench_chaos`, dropped
+at the end. Leases last 8 s and recovery runs every 2 s in this process (a runnable task idle for
+30 s is handed out again), so a killed worker's task comes back within seconds.
+
+For `--chaos-seconds` (or until every task has settled, if sooner):
+- about every 10 s one worker process is killed with SIGKILL and a new one started;
+- the ERP answers 20% of protocol calls badly, drawn at random (erpsim `rate` faults): 7% a
+  503, 6.5% do the work then drop the connection, 6.5% answer after 1.5 s;
+- 25 s in, the ERP is down (every call 503) for 20 s.
+Then faults are cleared and killing stops; the run waits up to `--settle-seconds` for every task
+to be terminal or in needs_review, and checks: lost tasks (neither), ERP duplicates (a task with
+more than one requisition or purchase order), receipts and ERP both ways (every ERP record known
+to a confirmed receipt, every confirmed receipt's record in the ERP), stage drift (a task whose
+state disagrees with the ERP: confirmed without a purchase order, or a purchase order behind a
+task that is neither confirmed nor in review), duplicate executions (an ERP write executed twice:
+a second requisition or purchase order for one task; resends with the same key, each after a
+lookup, are counted beside it), and recovery time: from the moment a killed worker's lease
+expired to the first move a worker made on that task afterwards (the step ran again).
+Exit status 1 if a task is lost or never moved again, a duplicate exists or receipts and ERP disagree.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import workflow as wf  # noqa: E402
+from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
+
+DB_NAME = "procurement_bench_chaos"
+LEASE_SECONDS = 8
+RECOVERY_EVERY = 2.0
+KILL_EVERY = 10.0
+DOWN_AT, DOWN_FOR = 25.0, 20.0
+RATE_FAULTS = [{"mode": "error", "rate": 0.07}, {"mode": "drop", "rate": 0.07},
+               {"mode": "slow", "rate": 0.075, "delay": 1.5}]
+
+
+def set_faults(erp_url: str, faults: list[dict]):
+    import requests
+
+    requests.delete(erp_url + "/_faults", timeout=5).raise_for_status()
+    for fault in faults:
+        requests.post(erp_url + "/_faults", json=fault, timeout=5).raise_for_status()
+
+
+class Pool:
+    """The worker processes, by slot; a killed one is replaced at once by a new process."""
+
+    def __init__(self, children, workdir, env, count):
+        self.children, self.workdir, self.env = children, workdir, env
+        self.started = 0
+        self.slots = [self._start() for _ in range(count)]
+        wf.wait_ready(children, self.slots)
+
+    def _start(self):
+        self.started += 1
+        return wf.start_worker(self.children, self.workdir, self.started, self.env)
+
+    def kill_one(self, rng) -> int:
+        slot = rng.randrange(len(self.slots))
+        proc, _log = self.slots[slot]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        self.slots[slot] = self._start()
+        return proc.pid
+
+
+class RecoveryClock:
+    """The tasks a killed worker held, and afterwards how long each took to move again: from the
+    moment its lease expired to the first move a worker made on it after that (the step ran
+    again and recorded its result; recovery's own notes do not count)."""
+
+    def __init__(self):
+        self.watch: dict = {}  # task id -> (old lease_until, killed at, runnable when killed)
+
+    def killed(self, pid: int, at: float) -> int:
+        from django.utils import timezone
+
+        from agentstate.models import Task
+
+        held = Task.objects.filter(leased_by__endswith=f":{pid}", lease_until__gt=timezone.now()).values_list(
+            "pk", "lease_until", "runnable")
+        for pk, until, runnable in held:
+            self.watch[pk] = (until, at, runnable)
+        return len(held)
+
+    def measure(self) -> dict:
+        from agentstate.models import TaskEvent
+
+        times, nothing_to_resume, not_resumed = [], 0, 0
+        for pk, (until, _at, runnable) in self.watch.items():
+            after = (TaskEvent.objects.filter(task_id=pk, at__gt=until).exclude(actor="recovery")
+                     .order_by("at").values_list("at", flat=True).first())
+            if after is not None:
+                times.append((after - until).total_seconds())
+            elif not runnable:
+                nothing_to_resume += 1
+            else:
+                not_resumed += 1
+        return {"n": len(times), "p50": round(pct(times, 50), 2) if times else None,
+                "p95": round(pct(times, 95), 2) if times else None, "all": [round(t, 2) for t in sorted(times)],
+                "nothing_to_resume": nothing_to_resume, "not_resumed": not_resumed}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--chaos-seconds", type=float, default=120)
+    parser.add_argument("--settle-seconds", type=float, default=150)
+    parser.add_argument("--json")
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+
+    params = server_params("chaos.py")
+    broker = wf.redis_url()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-chaos-"))
+    os.environ.update({
+        "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params, DB_NAME),
+        "CELERY_BROKER_URL": broker, "CELERY_TASK_ALWAYS_EAGER": "0", "VAR_DIR": str(workdir / "var"),
+        "EMAIL_FILE_PATH": str(workdir / "mail"), "PYTHONUNBUFFERED": "1",
+        "AGENT_LEASE_SECONDS": str(LEASE_SECONDS), "RECOVERY_STALE_SECONDS": "30", "ERP_TIMEOUT_SECONDS": "3",
+    })
+    (workdir / "var").mkdir()
+    children, status = wf.Children(), 1
+    try:
+        status = run(args, params, broker, workdir, children)
+    finally:
+        children.stop()
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:  # noqa: BLE001 - Django may not have started
+            pass
+        wf.flush_redis(broker)
+        if not args.keep:
+            admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        shutil.rmtree(workdir, ignore_errors=True)
+        print(f"cleaned up: workers and ERP simulator stopped, Redis db {wf.REDIS_DB} flushed, "
+              + (f"database {DB_NAME} kept" if args.keep else f"database {DB_NAME} dropped"))
+    sys.exit(status)
+
+
+def run(args, params, broker, workdir, children) -> int:
+    admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
+    wf.flush_redis(broker)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from agentstate.errors import DomainError
+    from agentstate.models import Approval, Receipt, Task
+    from procurement import erp, services, workflow
+    from procurement.celery import app
+    from procurement.tasks import recover
+
+    call_command("migrate", verbosity=0)
+    call_command("seed_demo", verbosity=0, stdout=open(os.devnull, "w"))
+    erp_url = wf.start_erp(children, workdir)
+    settings.ERP_URL = erp_url
+    app.conf.task_default_queue = wf.QUEUE
+    pool = Pool(children, workdir, {**os.environ, "ERP_URL": erp_url}, args.workers)
+    print(f"chaos: {args.requests} requests, {args.workers} workers, lease {LEASE_SECONDS} s; SIGKILL about every "
+          f"{KILL_EVERY:.0f} s, ERP faults on 20% of calls, ERP down {DOWN_FOR:.0f} s at {DOWN_AT:.0f} s; chaos "
+          f"for at most {args.chaos_seconds:.0f} s, then up to {args.settle_seconds:.0f} s to settle", flush=True)
+
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "erin", "bob", "dave"])}
+    rng = random.Random(11)
+    approver_of = {department: users[approver] for _r, department, approver in wf.REQUESTERS}
+    settled_states = set(workflow.TERMINAL) | {workflow.NEEDS_REVIEW}
+    set_faults(erp_url, RATE_FAULTS)
+    started = time.monotonic()
+    ids = [services.request_submit(requester=users[requester], department=department, lines=wf.request_lines(rng),
+                                   justification=f"chaos request {n}").pk
+           for n, (requester, department, _a) in enumerate(
+               (wf.REQUESTERS[i % 2] for i in range(args.requests)), start=1)]
+    clock, kills, timeline = RecoveryClock(), [], []
+    next_kill, next_recovery, down = started + KILL_EVERY, started + RECOVERY_EVERY, None
+    chaos_until = started + args.chaos_seconds
+    deadline = chaos_until + args.settle_seconds
+    chaos_on, settled = True, 0
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        if chaos_on and (now >= chaos_until or settled == len(ids)):
+            chaos_on = False
+            set_faults(erp_url, [])
+            print(f"{now - started:6.1f} s chaos over: faults cleared, no more kills", flush=True)
+        if chaos_on and down is None and now - started >= DOWN_AT:
+            set_faults(erp_url, [{"mode": "down"}])
+            down = now
+            print(f"{now - started:6.1f} s ERP down", flush=True)
+        if chaos_on and down is not None and down > 0 and now - down >= DOWN_FOR:
+            set_faults(erp_url, RATE_FAULTS)
+            down = -1.0
+            print(f"{now - started:6.1f} s ERP back (20% faults)", flush=True)
+        if chaos_on and now >= next_kill:
+            pid = pool.kill_one(rng)
+            held = clock.killed(pid, now - started)
+            kills.append({"at_s": round(now - started, 1), "pid": pid, "held_leases": held})
+            print(f"{now - started:6.1f} s SIGKILL worker pid {pid} (holding {held} lease)", flush=True)
+            next_kill = now + rng.uniform(0.8, 1.2) * KILL_EVERY
+        if now >= next_recovery:
+            try:
+                recover()
+            except Exception as exc:  # noqa: BLE001 - the ERP may be down; recovery tries again
+                print(f"{now - started:6.1f} s recovery pass failed: {exc}", flush=True)
+            next_recovery = now + RECOVERY_EVERY
+        for pk, tenant, version, digest in Approval.objects.filter(
+                task_id__in=ids, status=Approval.Status.PENDING).values_list(
+                "pk", "task__tenant", "state_version", "scope_hash"):
+            try:
+                services.approval_decide(approval_id=pk, user=approver_of[tenant], decision="approve",
+                                         state_version=version, scope_hash=digest)
+            except DomainError:
+                pass
+        settled = Task.objects.filter(pk__in=ids, state__in=settled_states).count()
+        timeline.append((round(now - started, 2), settled))
+        if settled == len(ids) and not chaos_on:
+            break
+        time.sleep(0.1)
+    wall = time.monotonic() - started
+    set_faults(erp_url, [])
+
+    states = Counter(Task.objects.filter(pk__in=ids).values_list("state", flat=True))
+    lost = sum(n for state, n in states.items() if state not in settled_states)
+    requisitions = wf.erp_get(erp_url, "/requisitions")["results"]
+    orders = wf.erp_get(erp_url, "/purchase-orders")["results"]
+    per_req, per_po = Counter(r["external_ref"] for r in requisitions), Counter(r["external_ref"] for r in orders)
+    duplicates = sum(n - 1 for n in per_req.values() if n > 1) + sum(n - 1 for n in per_po.values() if n > 1)
+    creates = Receipt.objects.filter(task_id__in=ids, operation__in=[erp.CREATE_REQUISITION,
+                                                                     erp.ISSUE_PURCHASE_ORDER])
+    confirmed = {(op, ext) for op, ext in creates.filter(status="confirmed").values_list("operation",
+                                                                                         "external_id")}
+    in_erp = {(erp.CREATE_REQUISITION, r["id"]) for r in requisitions} | {
+        (erp.ISSUE_PURCHASE_ORDER, o["id"]) for o in orders}
+    erp_unknown_to_receipts = sorted(in_erp - confirmed)
+    receipts_unknown_to_erp = sorted(confirmed - in_erp)
+    task_state = dict(Task.objects.filter(pk__in=ids).values_list("pk", "state"))
+    drift = [str(pk) for pk, state in task_state.items()
+             if (state == workflow.CONFIRMED and per_po[str(pk)] == 0)
+             or (per_po[str(pk)] > 0 and state not in (workflow.CONFIRMED, workflow.NEEDS_REVIEW))]
+    sends = list(creates.values_list("attempts", flat=True))
+    resends = sum(max(0, a - 1) for a in sends)
+    recovery = clock.measure()
+    result = {
+        "requests": len(ids), "workers": args.workers, "wall_s": round(wall, 1), "kills": kills,
+        "states": dict(states), "lost_tasks": lost, "needs_review": states.get(workflow.NEEDS_REVIEW, 0),
+        "erp": {"requisitions": len(requisitions), "purchase_orders": len(orders), "duplicates": duplicates,
+                "records_without_confirmed_receipt": len(erp_unknown_to_receipts),
+                "confirmed_receipts_missing_in_erp": len(receipts_unknown_to_erp)},
+        "stage_drift": {"tasks": len(drift), "rate": round(len(drift) / len(ids), 4)},
+        # An ERP write executed twice would be a second requisition or purchase order for one task.
+        "duplicate_execution": {"erp_writes": len(requisitions) + len(orders), "executed_twice": duplicates,
+                                "rate": round(duplicates / max(1, len(requisitions) + len(orders)), 4),
+                                "erp_write_receipts": len(sends), "resends_same_key": resends},
+        "recovery_s": recovery,
+        "settled_over_time": timeline[::10],
+        "faults": {"rate_faults": RATE_FAULTS, "down_at_s": DOWN_AT, "down_for_s": DOWN_FOR},
+    }
+    ok = (lost == 0 and duplicates == 0 and not erp_unknown_to_receipts and not receipts_unknown_to_erp
+          and recovery["not_resumed"] == 0)
+    result["pass"] = ok
+    print(f"\nafter {wall:.0f} s: states {dict(states)}; lost {lost}")
+    print(f"kills: {len(kills)} SIGKILLs, {sum(k['held_leases'] for k in kills)} while holding a lease; "
+          f"recovery (lease expiry -> the step's next move) n={recovery['n']} p50 {recovery['p50']} s "
+          f"p95 {recovery['p95']} s; {recovery['nothing_to_resume']} had nothing left to run, "
+          f"{recovery['not_resumed']} never moved again")
+    print(f"ERP: {len(requisitions)} requisitions, {len(orders)} purchase orders, duplicates {duplicates}; "
+          f"ERP records without a confirmed receipt {len(erp_unknown_to_receipts)}, confirmed receipts missing in "
+          f"the ERP {len(receipts_unknown_to_erp)}")
+    print(f"stage drift: {len(drift)} tasks ({result['stage_drift']['rate']:.1%}); duplicate executions: "
+          f"{duplicates} of {len(requisitions) + len(orders)} ERP writes ({result['duplicate_execution']['rate']:.1%});"
+          f" {resends} resends with the same key over {len(sends)} ERP-write receipts (after a 503 or a dropped "
+          "answer, each looked up first)")
+    print("PASS" if ok else "FAIL")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""`make bench`: every benchmark in one run, then bench/RESULTS.md, the raw JSON and two charts.
+
+    .venv/bin/python bench/run.py [--quick] [--only sidebyside,throughput,growth,chaos]
+
+Runs, each in its own process and on its own database of the same PostgreSQL server (server and
+credentials from DATABASE_URL when it is PostgreSQL, else postgres@127.0.0.1:5432), with Redis
+db 9 as the broker where workers are involved:
+
+1. bench/sidebyside.py  agentstate vs LangGraph's PostgresSaver at 1/10/100 KB, and pgbench -N;
+2. bench/workflow.py    1,000 purchase requests end to end, two workers, the ERP simulator;
+3. bench/growth.py      a transition and the pages at 1k, 10k and 100k tasks, with EXPLAIN;
+4. bench/chaos.py       200 requests under SIGKILLs and ERP faults.
+
+Each prints as it goes; the figures land in bench/results/*.json, and bench/RESULTS.md is
+written from them with the machine, the date and the commands. `--quick` runs small sizes to
+check the plumbing (its report says so).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+OUT = BENCH / "results"
+sys.path.insert(0, str(ROOT))
+
+FULL = {
+    "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10"],
+    "throughput": ["bench/workflow.py", "--requests", "1000", "--timeout", "1500"],
+    "growth": ["bench/growth.py", "--scales", "1000,10000,100000"],
+    "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "150", "--settle-seconds", "240"],
+}
+QUICK = {
+    "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3"],
+    "throughput": ["bench/workflow.py", "--requests", "40", "--timeout", "300"],
+    "growth": ["bench/growth.py", "--scales", "1000,3000"],
+    "chaos": ["bench/chaos.py", "--requests", "30", "--chaos-seconds", "40", "--settle-seconds", "90"],
+}
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "")
+        mem_kb = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                          if line.startswith("MemTotal")))
+    except (OSError, StopIteration, ValueError):
+        mem_kb = 0
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    return {"cpu": cpu, "cpus": os.cpu_count(), "memory_gb": round(mem_kb / 1024 / 1024, 1),
+            "os": platform.platform(), "python": platform.python_version(), "commit": commit,
+            "load_average_at_start": os.getloadavg()}
+
+
+def run_part(name: str, argv: list[str], env: dict) -> tuple[dict | None, int, str]:
+    path = OUT / f"{name}.json"
+    path.unlink(missing_ok=True)
+    command = [sys.executable, *argv, "--json", str(path.relative_to(ROOT))]
+    print(f"\n=== {name}: {' '.join(['.venv/bin/python', *argv])}", flush=True)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    status = subprocess.run(command, cwd=ROOT, env=env).returncode
+    seconds = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
+    figures = json.loads(path.read_text()) if path.exists() else None
+    return figures, status, f"{seconds:.0f} s"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default="sidebyside,throughput,growth,chaos")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    plan = QUICK if args.quick else FULL
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if not env.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/procurement_bench"
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "quick": args.quick, "machine": machine(), "parts": {}}
+    failed = []
+    for name in args.only.split(","):
+        figures, status, took = run_part(name, plan[name], env)
+        results["parts"][name] = {"command": " ".join([".venv/bin/python", *plan[name]]), "exit_status": status,
+                                  "took": took, "figures": figures}
+        if status != 0:
+            failed.append(name)
+    results["machine"]["load_average_at_end"] = os.getloadavg()
+    (OUT / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    from bench.report import write_report
+
+    write_report(results, OUT, BENCH / "RESULTS.md")
+    print(f"\nwrote {BENCH / 'RESULTS.md'}, {OUT / 'results.json'} and the charts in {OUT}")
+    if failed:
+        print(f"FAILED: {', '.join(failed)}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
