@@ -36,12 +36,14 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
                 runnable=task_kind.initial in task_kind.runnable and bool(step))
     if subject is not None:
         task.subject = subject
-    task.save()
     actor = Actor.of(initiator)
-    TaskEvent.objects.create(task=task, actor=actor.name, event="create", from_state="", to_state=task.state,
-                             version=task.version, reason=reason)
-    cp = checkpoint_payload(task, label="create", pending=[], refs=[])
-    Checkpoint.objects.create(task=task, version=task.version, **cp)
+    # The row, its first event and its first checkpoint commit together, like every later move.
+    with transaction.atomic():
+        task.save()
+        TaskEvent.objects.create(task=task, actor=actor.name, event="create", from_state="", to_state=task.state,
+                                 version=task.version, reason=reason)
+        cp = checkpoint_payload(task, label="create", pending=[], refs=[])
+        Checkpoint.objects.create(task=task, version=task.version, **cp)
     return task
 
 
