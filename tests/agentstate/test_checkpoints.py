@@ -1,8 +1,10 @@
 """Checkpoints as fire() writes them and checkpoint_latest() reads them back: whole snapshots,
 delta chains and pruning; the remembered-task fast path; supersede and durability as table data."""
+import io
 import secrets
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from agentstate import machine, sql
@@ -141,8 +143,13 @@ def test_supersede_is_a_flag_of_the_transition(alice, bob):
     assert Approval.objects.get(pk=approval.pk).status == Approval.Status.PENDING
     fire(task.pk, "go", actor=RUNTIME_ACTOR, expected_version=2)
     assert Approval.objects.get(pk=approval.pk).status == Approval.Status.SUPERSEDED
-    assert KIND.transition("a", "note").supersedes_approvals is False
-    assert KIND.transition("a", "go").supersedes_approvals is True
+    # The table says so where people read it.
+    out = io.StringIO()
+    call_command("show_transitions", "cp_test", stdout=out)
+    rows = {tuple(line.split()[:3]): line.split()[-1] for line in out.getvalue().splitlines()[2:] if line.strip()
+            and not line.startswith(("```", "stateDiagram", " "))}
+    assert "supersedes pending approvals" in out.getvalue()
+    assert rows[("a", "note", "a")] == "no" and rows[("a", "go", "b")] == "yes"
 
 
 @pytest.mark.django_db(transaction=True)
