@@ -1,6 +1,8 @@
 """Every page renders for a task in every state of the transition table, and after an amendment
 before the re-award, in English and Traditional Chinese, as the requester, the approver and an
-admin: never a 5xx; in zh-Hant no raw state code and no English word in the visible text."""
+admin: never a 5xx; in zh-Hant no raw state code and no English word in the visible text, nor in
+the mail they are sent."""
+import re
 from datetime import timedelta
 
 import pytest
@@ -14,7 +16,8 @@ from agentstate.approvals import approvals_expire
 from agentstate.machine import fire
 from agentstate.models import Approval, Session
 from procurement import queueing, services, workflow
-from procurement.models import Quote, Supplier
+from procurement.language import user_language_set
+from procurement.models import Notification, Quote, Supplier
 
 from .page_text import english_words, state_codes, visible_text
 
@@ -127,6 +130,14 @@ def build_amended_before_the_re_award(demo, request):
                                   lines=[{"description": "Laptop", "quantity": 3}])
 
 
+def build_re_awarded(demo, request):
+    """Amended and priced again: a new approval whose page says what changed."""
+    task = submit(demo)
+    task.refresh_from_db()
+    return services.request_amend(task_id=task.pk, user=demo["alice"], expected_version=task.version,
+                                  lines=[{"description": "Laptop", "quantity": 3}])
+
+
 SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "draft": (build_draft, workflow.DRAFT),
     "received": (build_received, workflow.RECEIVED),
@@ -141,6 +152,7 @@ SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "cancelled": (build_cancelled, workflow.CANCELLED),
     "expired": (build_expired, workflow.EXPIRED),
     "amended_before_the_re_award": (build_amended_before_the_re_award, workflow.PROCESSING),
+    "re_awarded": (build_re_awarded, workflow.AWAITING_APPROVAL),
 }
 
 
@@ -168,7 +180,7 @@ def names_shown(demo, task) -> list[str]:
     """What a page may show as it is: people, suppliers, items, the request's own words."""
     request = getattr(task, "purchase_request", None)
     own = [request.justification, *(line.description for line in request.lines.all())] if request else []
-    return [*demo, *Supplier.objects.values_list("name", flat=True), *Quote.objects.values_list("item", flat=True),
+    return [*demo, *(user.get_full_name() for user in demo.values()), *Supplier.objects.values_list("name", flat=True), *Quote.objects.values_list("item", flat=True),
             *own, "monitor arm", "ENG-01", "Engineering"]
 
 
@@ -182,6 +194,8 @@ def client_for(user, language):
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_every_page_renders_in_both_languages_for_everyone(scenario, demo, erp, eager, request):
     build, state = SCENARIOS[scenario]
+    for username in ("alice", "bob", "carol"):  # their mail and notices are written in it
+        user_language_set(user=demo[username], language="zh-hant")
     task = build(demo, request)
     task.refresh_from_db()
     assert task.state == state
@@ -206,4 +220,11 @@ def test_every_page_renders_in_both_languages_for_everyone(scenario, demo, erp, 
                     problems.append(f"{where}: raw codes {codes}")
                 if language == "zh-hant" and (words := english_words(text, allowed)):
                     problems.append(f"{where}: English {sorted(set(words))}")
+    people = {demo[name].email: name for name in ("alice", "bob", "carol")}
+    for mail in Notification.objects.filter(task=task, to__in=people):
+        text = re.sub(r"https?://\S+", " ", f"{mail.subject}\n{mail.body}")
+        if codes := state_codes(text):
+            problems.append(f"mail {mail.subject!r} to {people[mail.to]}: raw codes {codes}")
+        if words := english_words(text, allowed):
+            problems.append(f"mail {mail.subject!r} to {people[mail.to]}: English {sorted(set(words))}")
     assert not problems, "\n".join(problems)
