@@ -1,16 +1,23 @@
-"""The task page: state on the transition diagram, timeline, receipts, checkpoints; amend and cancel."""
+"""The request's page: the request as it stands now, what it waits for, its conversations, and
+for the requester the forms to answer its open question, change it or cancel it. Admins also
+see the engine's internals (transition table, checkpoints) under details."""
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound
 from agentstate.kinds import get_kind
+from agentstate.models import Session
 
 from .. import selectors, services, workflow
 from ..requests import request_now
 from ..sentences import refusal
+from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, line_formset
+
+PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
 
 
 def _task(user, task_id):
@@ -20,35 +27,61 @@ def _task(user, task_id):
         raise Http404("No such task.")
 
 
-def task_context(user, task) -> dict:
+def task_context(user, task, *, change=None, lines=None) -> dict:
     kind = get_kind(task.kind)
-    request = getattr(task, "purchase_request", None)
+    now = request_now(task)
+    is_requester = task.initiator_id == user.pk
+    can_amend = is_requester and task.state in workflow.AMENDABLE and now.number is not None
+    if can_amend and change is None:
+        change = ChangeRequestForm(initial={"version": task.version, "justification": now.justification,
+                                            "budget": now.budget})
+        lines = line_formset(lines=_requested_lines(task))
     return {
-        "task": task, "request_lines": list(request.lines.all()) if request else [],
-        "now": request_now(task),
+        "task": task, "now": now,
         "events": list(task.events.all()), "receipts": list(task.receipts.all()),
         "approvals": list(task.approvals.all()), "checkpoints": list(task.checkpoints.all()),
         "states": kind.states, "transitions": kind.transitions,
-        "is_requester": task.initiator_id == user.pk,
-        # Keep polling while anything can still change without the viewer doing something.
+        "is_requester": is_requester,
+        "conversations": _conversations(task) if is_requester else [],
+        # Keep polling while anything can still change without the viewer doing something; a
+        # half-filled answer form is never swapped away under her (the form sits outside the panel).
         "live": task.state not in workflow.TERMINAL or bool(task.step),
-        "can_amend": task.state in workflow.AMENDABLE, "can_cancel": task.state in workflow.CANCELLABLE,
+        "can_amend": can_amend, "answering": can_amend and task.state == workflow.AWAITING_INPUT,
+        "can_cancel": is_requester and task.state in workflow.CANCELLABLE,
+        "change": change, "lines": lines, "cancel": CancelForm(),
     }
 
 
 @login_required
+@vary_on_headers("HX-Request")
 def task_page(request, task_id):
+    """The page; for htmx the live panel (204 while the version it shows is still current, so
+    nothing flickers), or the requester's forms, which reload whenever the panel moves on."""
     task = _task(request.user, task_id)
-    template = "procurement/task.html#panel" if request.htmx else "procurement/task.html"
-    return render(request, template, task_context(request.user, task))
+    if not request.htmx:
+        return render(request, PAGE, task_context(request.user, task))
+    poll = PanelPollForm(request.GET)
+    wanted = poll.cleaned_data if poll.is_valid() else {}
+    if wanted.get("part") == "actions":
+        return render(request, ACTIONS, task_context(request.user, task))
+    if wanted.get("seen") == task.version:
+        return HttpResponse(status=204)
+    response = render(request, PANEL, task_context(request.user, task))
+    if wanted.get("seen"):
+        response["HX-Trigger"] = "task-moved"
+    return response
 
 
 @login_required
 @require_POST
+@vary_on_headers("HX-Request")
 def task_cancel(request, task_id):
     task = _task(request.user, task_id)
+    form = CancelForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, task, " ".join(m for ms in form.errors.values() for m in ms), 400)
     try:
-        services.request_cancel(task_id=task.pk, user=request.user)
+        services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"])
     except DomainError as exc:
         return _answer(request, task, refusal(exc), exc.http_status)
     return _answer(request, task)
@@ -56,41 +89,59 @@ def task_cancel(request, task_id):
 
 @login_required
 @require_POST
+@vary_on_headers("HX-Request")
 def task_amend(request, task_id):
+    """A change, or the answer to the open question: both revise the request and send it back
+    through the agent to approval."""
     task = _task(request.user, task_id)
-    if not request.POST.get("version", "").isdigit():
-        return _answer(request, task, _("Reload: the form did not say which version you amended."), 400)
+    change, lines = ChangeRequestForm(request.POST), line_formset(request.POST)
+    if not (change.is_valid() and lines.is_valid()):
+        return _answer(request, task, _("Please correct the marked fields."), 400, change=change, lines=lines)
+    revised = _revision(task, change.cleaned_data, lines.lines())
+    if not revised:
+        change.add_error(None, _("Nothing was changed: change an item, the purpose or the budget cap."))
+        return _answer(request, task, "", 400, change=change, lines=lines)
     try:
-        lines = _lines_from(request.POST)
-    except ValueError as exc:
-        return _answer(request, task, str(exc), 400)
-    try:
-        services.request_amend(task_id=task.pk, user=request.user, lines=lines,
-                               expected_version=int(request.POST["version"]),
-                               justification=request.POST.get("justification") or None)
+        services.request_amend(task_id=task.pk, user=request.user,
+                               expected_version=change.cleaned_data["version"], **revised)
     except DomainError as exc:
-        return _answer(request, task, refusal(exc), exc.http_status)
+        return _answer(request, task, refusal(exc), exc.http_status, change=change, lines=lines)
     return _answer(request, task)
 
 
-def _lines_from(post) -> list[dict]:
-    lines = []
-    for description, quantity in zip(post.getlist("description"), post.getlist("quantity")):
-        if not description.strip():
-            continue
-        if not quantity.isdigit() or not 1 <= int(quantity) <= 10_000:
-            raise ValueError(_("Quantity for “%(item)s” must be a whole number from 1 to 10,000.")
-                             % {"item": description.strip()})
-        lines.append({"description": description.strip()[:200], "quantity": int(quantity)})
-    if not lines:
-        raise ValueError(_("A request needs at least one line."))
-    return lines
+def _revision(task, cleaned: dict, lines: list[dict]) -> dict:
+    """Only what differs from the request as it is, so an unchanged field is not rewritten."""
+    request = task.purchase_request
+    revised = {}
+    if lines != _requested_lines_json(task):
+        revised["lines"] = lines
+    if cleaned["justification"] != request.justification:
+        revised["justification"] = cleaned["justification"]
+    if cleaned["budget"] is not None and cleaned["budget"] != request.budget:
+        revised["budget"] = cleaned["budget"]
+    return revised
 
 
-def _answer(request, task, error: str = "", status: int = 200):
-    """htmx gets the refreshed panel (with the error, if any); a plain form post gets the page."""
-    if not error and not request.htmx:
+def _requested_lines(task):
+    request = getattr(task, "purchase_request", None)
+    return list(request.lines.all()) if request else []
+
+
+def _requested_lines_json(task) -> list[dict]:
+    return [{"description": line.description, "quantity": line.quantity} for line in _requested_lines(task)]
+
+
+def _conversations(task) -> list:
+    return list(Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False).order_by("-updated_at"))
+
+
+def _answer(request, task, error: str = "", status: int = 200, **forms):
+    """htmx gets the requester's forms again (with the error and the input as typed) and the panel
+    is told to catch up; a plain post gets the page, or a redirect to it when all went well."""
+    if status == 200 and not request.htmx:
         return redirect("task-page", task.pk)
-    context = task_context(request.user, selectors.task_timeline(task)) | {"error": error}
-    template = "procurement/task.html#panel" if request.htmx else "procurement/task.html"
-    return render(request, template, context, status=status)
+    context = task_context(request.user, selectors.task_timeline(task), **forms) | {"action_error": error}
+    response = render(request, ACTIONS if request.htmx else PAGE, context, status=status)
+    if request.htmx and status == 200:
+        response["HX-Trigger"] = "task-moved"
+    return response

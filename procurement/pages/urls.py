@@ -4,6 +4,8 @@ from . import approvals, chat, home, memory, notices, review, tasks
 
 urlpatterns = [
     path("", home.home, name="home"),
+    path("requests/", home.my_requests, name="my-requests"),
+    path("requests/new/", home.request_new, name="request-new"),
     path("chat/", chat.sessions, name="chat-sessions"),
     path("chat/new/", chat.session_new, name="chat-new"),
     path("chat/<uuid:session_id>/", chat.chat_page, name="chat-page"),

@@ -1,0 +1,102 @@
+"""Django forms for a requester's own request: a new one from her home, a change or an answer
+on its page, a cancel. They check the input's shape; the services decide what may happen."""
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MAX_REASON_CHARS,
+                      MONEY_DECIMAL_PLACES, MONEY_MAX_DIGITS)
+from ..models import Membership
+from ..requests import ALL, FINISHED, OPEN
+
+MAX_VERSION = 2**31 - 1
+BLANK_LINES = 2  # empty rows offered for more items
+
+
+class LineForm(forms.Form):
+    """One item. A row left (or made) blank is no line at all: that is how an item is removed."""
+
+    description = forms.CharField(label=_("Item"), required=False, max_length=MAX_DESCRIPTION_CHARS)
+    quantity = forms.IntegerField(label=_("Quantity"), required=False, min_value=1, max_value=MAX_QUANTITY)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("description", "").strip() and data.get("quantity") is None and "quantity" not in self.errors:
+            self.add_error("quantity", _("How many? Enter a whole number from 1 to %(max)s.") % {"max": MAX_QUANTITY})
+        return data
+
+    def line(self) -> dict | None:
+        description = (self.cleaned_data.get("description") or "").strip()
+        return {"description": description, "quantity": self.cleaned_data["quantity"]} if description else None
+
+
+class BaseLineFormSet(forms.BaseFormSet):
+    def clean(self):
+        if any(self.errors):
+            return
+        if not self.lines():
+            raise forms.ValidationError(_("A request needs at least one item."))
+
+    def lines(self) -> list[dict]:
+        return [line for form in self.forms if (line := form.line()) is not None]
+
+
+LineFormSet = forms.formset_factory(LineForm, formset=BaseLineFormSet, extra=BLANK_LINES, max_num=MAX_LINES,
+                                    validate_max=True, absolute_max=MAX_LINES + BLANK_LINES)
+
+
+def line_formset(data=None, lines=()) -> BaseLineFormSet:
+    initial = [{"description": line.description, "quantity": line.quantity} for line in lines]
+    return LineFormSet(data, initial=initial or None, prefix="lines")
+
+
+def budget_field():
+    return forms.DecimalField(label=_("Budget cap, incl. tax (optional)"), required=False, min_value=1,
+                              max_digits=MONEY_MAX_DIGITS, decimal_places=MONEY_DECIMAL_PLACES,
+                              help_text=_("The most you want to spend, in NT$ including 5% tax."))
+
+
+def purpose_field():
+    return forms.CharField(label=_("Purpose"), max_length=MAX_JUSTIFICATION_CHARS, widget=forms.Textarea(attrs={"rows": 3}),
+                           help_text=_("Why it is needed: the approver reads this."),
+                           error_messages={"required": _("Say what it is for: the approver reads this.")})
+
+
+class NewRequestForm(forms.Form):
+    """A request without the chat: department, items, purpose, optional cap."""
+
+    department = forms.ChoiceField(label=_("Department"))
+    justification = purpose_field()
+    budget = budget_field()
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        codes = (Membership.objects.filter(user=user, department__isnull=False)
+                 .values_list("department__code", "department__name").distinct().order_by("department__code"))
+        self.fields["department"].choices = [(code, f"{name} ({code})") for code, name in codes]
+        if len(codes) == 1:
+            self.fields["department"].initial = codes[0][0]
+
+
+class ChangeRequestForm(forms.Form):
+    """A change to the request, or an answer to its open question: the lines come in a formset."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=MAX_VERSION, error_messages={
+        "required": _("Reload the page: the form did not say which version you changed.")})
+    justification = purpose_field()
+    budget = budget_field()
+
+
+class CancelForm(forms.Form):
+    reason = forms.CharField(label=_("Why (optional)"), required=False, max_length=MAX_REASON_CHARS)
+
+
+class HomeFilterForm(forms.Form):
+    show = forms.ChoiceField(choices=[(OPEN, OPEN), (FINISHED, FINISHED), (ALL, ALL)], required=False)
+    page = forms.IntegerField(required=False, min_value=1, max_value=MAX_VERSION)
+
+
+class PanelPollForm(forms.Form):
+    """A poll from the request's page: the version it shows, and which part it wants."""
+
+    seen = forms.IntegerField(required=False, min_value=1, max_value=MAX_VERSION)
+    part = forms.ChoiceField(choices=[("panel", "panel"), ("actions", "actions")], required=False)
