@@ -195,11 +195,10 @@ def _question(task: Task, approvals: list) -> Question | None:
     comment of the approver who returned it (退回修改)."""
     if task.state != workflow.AWAITING_INPUT:
         return None
-    asked = task.data.get("question")
-    if asked:
-        return Question(asked, "", task.updated_at)
+    asked = task.data.get("question") or ""
     returned = next((a for a in approvals if a.status == Approval.Status.RETURNED), None)
-    if returned is not None and returned.comment:
+    # A return records its comment as the open question; it is the approver's, not the agent's.
+    if returned is not None and returned.comment and asked in ("", returned.comment):
         return Question(returned.comment, returned.decided_by.get_username() if returned.decided_by else "",
                         returned.decided_at or task.updated_at)
-    return None
+    return Question(asked, "", task.updated_at) if asked else None

@@ -29,7 +29,7 @@ LINES = [{"description": "Laptop", "quantity": 2}]
 # Who must be shown what (anything else may be a 403/404, never a 5xx).
 MUST_SEE = {("alice", "task"), ("alice", "task panel"), ("alice", "chat"), ("bob", "task"), ("bob", "approval"),
             ("carol", "task"), ("carol", "task panel")}
-LIST_PAGES = ["home", "chat-sessions", "approval-inbox", "request-list", "requests", "notices", "notice-list",
+LIST_PAGES = ["home", "my-requests", "request-new", "chat-sessions", "approval-inbox", "request-list", "requests", "notices", "notice-list",
               "work-queue", "review-queue"]
 
 
