@@ -74,6 +74,18 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"Unknown department '(?P<department>[^']*)'\.", pgettext_lazy("refusal", "Unknown department %(department)s.")),
     (r"You are not a member of (?P<department>\S+)\.", pgettext_lazy("refusal", "You are not a member of %(department)s.")),
     (r"No such (?P<what>task|approval|session)\.", pgettext_lazy("refusal", "Not found.")),
+    (rf"Your approval limit does not cover {AMOUNT.format('total')} for (?P<department>\S+)\.",
+     pgettext_lazy("refusal", "Your approval limit does not cover %(total)s for %(department)s.")),
+    # procurement.chat.dispose
+    (r"The draft is not complete yet \(missing: (?P<fields>.+)\)",
+     pgettext_lazy("refusal", "The draft is not complete yet (missing: %(fields)s)")),
+    (r"That request is already (?P<state>\w+); it cannot be continued",
+     pgettext_lazy("refusal", "That request is already %(state)s; it cannot be continued")),
+    (r"This conversation already follows another open request; open a new conversation",
+     pgettext_lazy("refusal", "This conversation already follows another open request; open a new conversation")),
+    (r"This conversation has no request yet", pgettext_lazy("refusal", "This conversation has no request yet")),
+    (r"A budget cap must be above zero", pgettext_lazy("refusal", "A budget cap must be above zero")),
+    (r"Every line needs a quantity", pgettext_lazy("refusal", "Every line needs a quantity")),
     # procurement.pricing and procurement.budget: the agent's questions
     (r"The request has no lines yet: what would you like to buy\?",
      pgettext_lazy("agent sentence", "The request has no lines yet: what would you like to buy?")),
@@ -98,6 +110,10 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
                    "%(needed)s. Reduce the request or ask again later?")),
 ]]
 DECISION_VERBS = {"return": pgettext_lazy("refusal", "return it"), "reject": pgettext_lazy("refusal", "reject it")}
+DRAFT_FIELDS = {  # procurement.chat.draft.missing
+    "item": pgettext_lazy("draft field", "what to buy"), "quantity": pgettext_lazy("draft field", "how many"),
+    "department": pgettext_lazy("draft field", "department"), "justification": pgettext_lazy("draft field", "purpose"),
+}
 QUOTES = pgettext_lazy("agent sentence", "%(supplier)s quotes %(items)s")
 QUOTED = pgettext_lazy("agent sentence", "'%(word)s'")
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
@@ -171,6 +187,8 @@ def _part(name: str, value: str) -> str:
         return labels.label(labels.RULE_LABELS, value)
     if name == "operation":
         return labels.label(labels.OPERATION_LABELS, value)
+    if name == "state":
+        return labels.state_label(value)
     if name == "status":
         return labels.label(labels.APPROVAL_LABELS, value).lower()
     if name == "decision":
@@ -186,6 +204,8 @@ def _part(name: str, value: str) -> str:
                                                                     for part in value.split("; ")))
     if name == "items":
         return _items(value)
+    if name == "fields":
+        return str(LIST_SEPARATOR).join(str(DRAFT_FIELDS.get(field, field)) for field in value.split(", "))
     return value
 
 

@@ -86,3 +86,10 @@ def test_refusals_read_in_zh_hant_without_codes(zh, exc, read):
 def test_a_listed_refusal_reads_in_english_as_written():
     with translation.override("en"):
         assert sentences.refusal(DomainError("Nobody decides their own request.")) == "Nobody decides their own request."
+
+
+def test_chat_refusals_name_fields_and_states_in_words(zh):
+    assert sentences.refusal(DomainError("The draft is not complete yet (missing: item, quantity, department)")) == \
+        "草稿還不完整（缺少：要買什麼、數量、部門）"
+    assert sentences.refusal(Conflict("That request is already externally_confirmed; it cannot be continued")) == \
+        "那筆請購已是「已下單」，無法繼續"
