@@ -97,6 +97,7 @@ def request_cancel(*, task_id, user, reason: str = "") -> Task:
     with transaction.atomic():
         task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester")
         enqueue_advance(task.pk)
+        notify_on_commit(task.pk)
     return task
 
 

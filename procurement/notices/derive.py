@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from agentstate.models import Approval, Task, TaskEvent
@@ -32,9 +32,12 @@ from .returned import returned_question_post
 
 log = logging.getLogger(__name__)
 
-# The requester hears of these events; the approvers of a new approval; the supplier of a confirmed order.
-EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "confirm": "po_issued",
-               "expire": "expired", "request_approval": "approval_new"}
+# Decisions and a new approval are told by their event; the outcomes by the state they reach,
+# whichever event got there (the agent's confirm, a person's record_outcome or cancel_too_late,
+# give_up after the last retry).
+EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new"}
+STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
+               workflow.CANCELLED: "cancelled"}
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
 
@@ -80,7 +83,7 @@ def approval_reminders(now=None) -> int:
 
 
 def _unnoticed(*, task_id=None):
-    concerns = Q(event__in=list(EVENT_KINDS)) | (Q(to_state=workflow.NEEDS_REVIEW) & ~Q(from_state=workflow.NEEDS_REVIEW))
+    concerns = Q(event__in=list(EVENT_KINDS)) | (Q(to_state__in=list(STATE_KINDS)) & ~Q(from_state=F("to_state")))
     events = TaskEvent.objects.filter(concerns, task__kind=workflow.KIND, notice_source__isnull=True)
     cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
     if task_id is not None:
@@ -129,16 +132,18 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         if approval is None or approval.status != Approval.Status.PENDING:
             return []  # already decided, superseded or expired: nothing to ask for any more
         return _approver_deliveries(approval, key, "approval_new")
-    kind = EVENT_KINDS.get(event.event, "needs_review")
-    if event.to_state == workflow.NEEDS_REVIEW:
-        kind = "needs_review"
+    kind = EVENT_KINDS.get(event.event) or STATE_KINDS[event.to_state]
     requester = task.initiator
+    if kind == "cancelled" and event.actor == requester.get_username():
+        return []  # she cancelled it herself
     language = language_of(requester)
     context = request_facts(task)
     link = context["task_url"]
     decided = _decision(task, event)
     if decided is not None:
         context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
+    if kind == "cancelled":
+        context |= {"by": event.actor, "reason": event.reason}
     if kind == "returned":
         comment = decided.comment if decided is not None else event.reason
         session = returned_question_post(task=task, comment=comment, approver=context.get("approver", ""),

@@ -238,3 +238,32 @@ def test_two_passes_and_two_dispatchers_racing_write_and_send_each_notice_once(d
     [t.join() for t in threads]
     assert sorted(m.to[0] for m in mailoutbox) == ["bob@example.com", "frank@example.com"]
     assert Notification.objects.filter(status="sent").count() == 2
+
+
+def test_alice_hears_when_someone_else_cancels_her_request_but_not_when_she_does(demo, erp, eager):
+    alice = demo["alice"]
+    theirs, mine = submit(alice), submit(alice, lines=[{"description": "Keyboard", "quantity": 1}])
+    services.request_cancel(task_id=theirs.pk, user=demo["carol"], reason="Duplicate of last week's order")
+    services.request_cancel(task_id=mine.pk, user=alice)
+    [notice] = Notice.objects.filter(recipient=alice, kind="cancelled")
+    assert notice.task_id == theirs.pk and "carol" in notice.text and "Duplicate of last week's order" in notice.text
+
+
+def test_a_cancel_too_late_tells_alice_the_order_stands_and_sends_the_supplier_the_order(demo, erp, eager,
+                                                                                        mail_folder):
+    # The ERP takes the order but the answer is lost, and it cannot be looked up: in review.
+    erp.fault(mode="drop", path="/purchase-orders", method="POST", times=1)
+    erp.fault(mode="down", path="/purchase-orders", method="GET")
+    task = submit(demo["alice"])
+    approval = decide(task, demo["bob"], "approve")
+    assert task.state == "needs_review"
+    supplier = approval.scope["supplier"]["email"]
+    assert not [m for m in folder_mails(mail_folder) if m["To"] == supplier]
+
+    erp.clear_faults()
+    services.request_cancel(task_id=task.pk, user=demo["alice"], reason="not needed after all")
+    task.refresh_from_db()
+    assert task.state == "externally_confirmed"
+    assert kinds(demo["alice"]) == ["approved", "needs_review", "po_issued"]
+    [order] = [m for m in folder_mails(mail_folder) if m["To"] == supplier]
+    assert task.data["purchase_order"]["id"] in order["Subject"]
