@@ -1,13 +1,13 @@
 """The context a brain gets for one turn, bounded whatever the session's length (DESIGN §2):
 the last turns and a running summary (Session), the task's stage, open question, receipts
 and approvals (State), and the memory entries in scope, each with its id (Memory)."""
-from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
 from agentstate.models import Task, Turn
 
 from .. import workflow
 from ..models import Membership, Quote
+from ..requests import request_now
 from . import draft as drafts
 from . import facts, lexicon, memory_seam
 from .brain import Context, MemoryView, TaskView
@@ -57,17 +57,6 @@ def task_view(task: Task) -> TaskView:
     return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
 
 
-def request_fields(task: Task) -> tuple[list, str, object]:
-    """(lines, justification, budget) as submitted, or as drafted if never submitted."""
-    try:
-        request = task.purchase_request
-    except ObjectDoesNotExist:
-        draft = task.data.get("draft") or {}
-        return draft.get("lines") or [], draft.get("justification", ""), draft.get("budget")
-    lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
-    return lines, request.justification, request.budget
-
-
 def open_tasks(user, *, exclude=None) -> list[TaskView]:
     """The caller's own unfinished purchase tasks, newest first: what "continue" may attach to."""
     return facts.my_requests(user, limit=CANDIDATES, open_only=True, exclude=exclude, drafts=True)
@@ -80,8 +69,8 @@ def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcom
         head = "No request yet."
     else:
         draft = task.data.get("draft") or {}
-        lines = draft.get("lines") if task.state == workflow.DRAFT else request_fields(task)[0]
-        fields = {**draft, "lines": lines or []}
+        lines = [{"description": line.description, "quantity": line.quantity} for line in request_now(task).lines]
+        fields = {**draft, "lines": lines}
         head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en')}"
     decisions = previous.splitlines()[1:]
     if action not in ("none", "status", "ask") or outcome != "done":

@@ -11,7 +11,7 @@ from agentstate.kinds import get_kind
 from agentstate.models import Receipt, Session, Task, TaskEvent, Turn
 
 from .. import erp, services, workflow
-from ..models import Department
+from ..models import Department, PurchaseRequest
 from ..pricing import match_item
 from . import draft as drafts
 from . import facts, memory_seam
@@ -189,10 +189,13 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
 
 
 def _by_number(user, ref: str) -> str:
-    """The task behind a REQ or PO number, among the caller's own requests only."""
-    found = Receipt.objects.filter(task__initiator=user, task__kind=workflow.KIND, external_id__iexact=ref,
-                                   operation__in=(erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER))
-    task_id = found.values_list("task_id", flat=True).first()
+    """The task behind a request number (REQ-2026-00042) or an ERP requisition or PO number,
+    among the caller's own requests only."""
+    task_id = PurchaseRequest.objects.filter(requester=user, number__iexact=ref).values_list("task_id", flat=True).first()
+    if task_id is None:
+        found = Receipt.objects.filter(task__initiator=user, task__kind=workflow.KIND, external_id__iexact=ref,
+                                       operation__in=(erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER))
+        task_id = found.values_list("task_id", flat=True).first()
     return str(task_id) if task_id else ""
 
 

@@ -1,5 +1,7 @@
-"""The requester's requests as State records them, for the chat: one read for one request or
-for her most recent ones, in a fixed number of queries however many she has (DESIGN §2, §14).
+"""The requester's requests as State records them, for the chat: `request_now` (the one
+reading of a request as it stands now, shared with the API and the pages) plus the receipts
+and the decided approval, for one request or her most recent ones, in a fixed number of
+queries however many she has (DESIGN §2, §3, §14).
 
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
@@ -7,7 +9,8 @@ from django.db.models import Prefetch
 
 from agentstate.models import Approval, Receipt, Task
 
-from .. import erp, workflow
+from .. import workflow
+from ..requests import request_now
 from .brain import TaskView
 
 RECEIPTS, APPROVALS = 6, 3
@@ -16,8 +19,9 @@ DECIDED = ("approved", "rejected", "returned", "expired")
 
 
 def _tasks():
+    """Everything request_now and the chat's answers read, in a fixed number of queries."""
     return (Task.objects.filter(kind=workflow.KIND)
-            .select_related("purchase_request")
+            .select_related("initiator", "purchase_request__department")
             .prefetch_related("purchase_request__lines",
                               Prefetch("receipts", queryset=Receipt.objects.order_by("created_at")),
                               Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")
@@ -43,48 +47,27 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
 
 
 def task_view(task: Task) -> TaskView:
+    """The request as it stands now (procurement.requests.request_now), as the chat's brains see it."""
+    now = request_now(task)
     draft = task.data.get("draft") or {}
-    base = {"id": str(task.pk), "state": task.state, "version": task.version, "draft": draft,
-            "created_at": task.created_at.isoformat() if task.created_at else ""}
-    if task.state == workflow.DRAFT:  # nothing submitted, nothing outside: the draft is all there is
-        return TaskView(**base, lines=draft.get("lines") or [], justification=draft.get("justification", ""),
-                        budget=draft.get("budget"))
-    request = getattr(task, "purchase_request", None)
-    if request is not None:
-        lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
-        justification, budget = request.justification, request.budget
-    else:
-        lines, justification, budget = draft.get("lines") or [], draft.get("justification", ""), draft.get("budget")
     receipts = list(task.receipts.all())
-    approvals = list(task.approvals.all())
-    award = task.data.get("award") or {}
+    approvals = sorted(task.approvals.all(), key=lambda a: a.created_at, reverse=True)
+    waiting = now.waiting_on
     return TaskView(
-        **base, lines=lines, justification=justification or "", budget=None if budget is None else str(budget),
-        question=(task.data.get("question") or "") if task.state == workflow.AWAITING_INPUT else "",
+        id=str(task.pk), state=task.state, version=task.version, draft=draft,
+        lines=[{"description": line.description, "quantity": line.quantity} for line in now.lines],
+        justification=now.justification or "", budget=None if now.budget is None else str(now.budget),
+        question=now.question.text if now.question else "",
         receipts=[{"operation": r.operation, "status": r.status, "external_id": r.external_id}
                   for r in receipts[-RECEIPTS:]],
         approvals=[{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", [])}
                    for a in approvals[:APPROVALS]],
-        number=_latest_id(receipts, erp.CREATE_REQUISITION), po_number=_latest_id(receipts, erp.ISSUE_PURCHASE_ORDER),
-        supplier=award.get("supplier") or "", subtotal=award.get("subtotal"), total=award.get("total"),
-        waiting_on=_waiting_on(task, approvals), decision=_decision(approvals))
-
-
-def _latest_id(receipts, operation: str) -> str:
-    confirmed = [r.external_id for r in receipts if r.operation == operation and r.status == "confirmed"
-                 and r.external_id]
-    return confirmed[-1] if confirmed else ""
-
-
-def _waiting_on(task: Task, approvals) -> dict:
-    """Who the request waits for and since when: {"who": [usernames] or "requester", "since": iso}."""
-    if task.state == workflow.AWAITING_APPROVAL:
-        pending = next((a for a in approvals if a.status == "pending"), None)
-        if pending is not None:
-            return {"who": list(pending.rule.get("usernames", [])), "since": pending.created_at.isoformat()}
-    if task.state == workflow.AWAITING_INPUT:
-        return {"who": "requester", "since": task.updated_at.isoformat()}
-    return {}
+        number=now.number or "", po_number=now.po_number or "", supplier=now.supplier or "",
+        subtotal=None if now.subtotal is None else str(now.subtotal),
+        total=None if now.total is None else str(now.total),
+        waiting_on={"kind": waiting.kind, "people": list(waiting.people), "since": waiting.since.isoformat()}
+        if waiting else {},
+        decision=_decision(approvals), created_at=task.created_at.isoformat() if task.created_at else "")
 
 
 def _decision(approvals) -> dict:

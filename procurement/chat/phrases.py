@@ -82,8 +82,7 @@ PHRASES = {
     # Answers about a request, from State.
     "your_request": _("your request"),
     "status_head": _("{number} ({what}) is {state}."),
-    "waiting_approval": _("It has been waiting for {who} to approve since {since}."),
-    "waiting_you": _("It has been waiting for your answer since {since}."),
+    "full_stop": pgettext_lazy("end of a sentence", "."),
     "waiting_for_your_answer": pgettext_lazy("request state", "waiting for your answer"),
     "still_needed": _("Still needed: {gaps}."),
     "question": _("Question: {question}"),

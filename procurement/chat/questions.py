@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..pricing import match_item
 
-REF = re.compile(r"\b(?:REQ|PO)-\d{3,}\b", re.IGNORECASE)
+REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
 TOPICS = [  # the first that matches wins: "why" before "status" for 「為什麼還在等核准」
     ("change", re.compile(
         r"\bwhat\b[^?.!]*\b(change|fix|revise|adjust|edit)\b|\bwhat (?:does|did) (?:he|she|they|the manager|\w+) "

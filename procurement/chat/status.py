@@ -3,9 +3,8 @@ and the approver's comment), never from what was said in chat. Each names the re
 (REQ number and items). An outcome nobody could verify reads "pending verification"."""
 from datetime import datetime
 
-from django.utils import timezone
-
 from .. import labels, workflow
+from ..requests import ANSWER, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
 from .phrases import join, language, say
 
@@ -39,7 +38,7 @@ def one_line(task, lang: str) -> str:
 
 
 def when(iso: str) -> str:
-    return timezone.localtime(datetime.fromisoformat(iso)).strftime("%Y-%m-%d %H:%M") if iso else ""
+    return moment(datetime.fromisoformat(iso)) if iso else ""
 
 
 def _head(task, lang: str) -> str:
@@ -48,13 +47,23 @@ def _head(task, lang: str) -> str:
 
 
 def _waiting(task, lang: str) -> str:
+    """Who it waits on and since when, in the same words as the pages (request_now's WaitingOn)."""
     waiting = task.waiting_on or {}
     if not waiting:
         return ""
-    if waiting["who"] == "requester":
-        return say("waiting_you", lang, since=when(waiting["since"]))
-    who = ", ".join(waiting["who"][:APPROVERS_SHOWN]) or say("a_manager", lang)
-    return say("waiting_approval", lang, who=who, since=when(waiting["since"]))
+    with language(lang):
+        text = WaitingOn(waiting["kind"], tuple(waiting["people"]), datetime.fromisoformat(waiting["since"]))
+        return text.text(_Viewer(waiting)) + say("full_stop", lang)
+
+
+class _Viewer:
+    """The requester reads "your answer": she is the only one the chat answers."""
+
+    def __init__(self, waiting: dict):
+        self.name = waiting["people"][0] if waiting["kind"] in (ANSWER, CONFIRMATION) and waiting["people"] else ""
+
+    def get_username(self):
+        return self.name
 
 
 def status_reply(task, lang: str) -> str:

@@ -19,7 +19,8 @@ def requests_for(user, n: int, start: int = 0):
                                           state=workflow.AWAITING_APPROVAL, version=8, data={"revision": 1})
                                      for _ in range(n))
     requests = PurchaseRequest.objects.bulk_create(
-        PurchaseRequest(task=task, department=department, requester=user, justification="QA") for task in tasks)
+        PurchaseRequest(task=task, department=department, requester=user, justification="QA",
+                        number=f"REQ-2026-{start + i:05d}") for i, task in enumerate(tasks))
     RequestLine.objects.bulk_create(RequestLine(request=r, position=1, description="Laptop", quantity=2)
                                     for r in requests)
     Receipt.objects.bulk_create(
@@ -38,7 +39,7 @@ def test_a_status_answer_costs_the_same_queries_for_1_and_500_requests(demo):
     alice = demo["alice"]
     requests_for(alice, 1)
     one, reply = status_queries(alice)
-    assert "REQ-000000" in reply and "Laptop × 2" in reply
+    assert "REQ-2026-00000" in reply and "Laptop × 2" in reply
     requests_for(alice, 499, start=1)
     many, reply = status_queries(alice)
     assert many == one, f"{one} queries for 1 request, {many} for 500"
