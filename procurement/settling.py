@@ -84,6 +84,7 @@ def cancel_settled(*, task: Task, actor, reason: str, expected_version: int | No
                          "you looked up.") % {"doubt": " ".join(doubt_message(u) for u in unknown)},
                        current_version=task.version)
     with transaction.atomic():
+        _unchanged_since_lookup(lookups)
         notify_on_commit(task.pk)
         for lookup in lookups:
             if lookup.found is not None:
@@ -101,6 +102,17 @@ def cancel_settled(*, task: Task, actor, reason: str, expected_version: int | No
         task = fire(task.pk, "cancel", actor=actor, expected_version=version, reason=reason)
         enqueue_advance(task.pk)
     return task, _("Cancelled. The agent now cancels the requisition in the ERP and releases the budget.")
+
+
+def _unchanged_since_lookup(lookups: list[Lookup]):
+    """Under the receipts' row locks: nobody (recovery) sent one again while we looked, so what
+    the ERP said still holds and a creation it lacked can be withdrawn safely."""
+    seen = {lookup.receipt.pk: (lookup.receipt.status, lookup.receipt.attempts) for lookup in lookups}
+    now = dict((pk, (status, attempts)) for pk, status, attempts in Receipt.objects.select_for_update(no_key=True)
+               .filter(pk__in=seen).values_list("pk", "status", "attempts"))
+    if now != seen:
+        raise Conflict(_("The ERP is being asked about this request right now; nothing was cancelled. "
+                         "Try again in a moment."))
 
 
 def cancel_preview(task: Task) -> dict:
