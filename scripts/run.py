@@ -45,6 +45,7 @@ def main():
     VAR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("ERP_URL", f"http://127.0.0.1:{ERP_PORT}")
     os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("SITE_URL", f"http://{HOST}:{PORT}")  # links in mail point at this server
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
     logs = VAR / "logs"
