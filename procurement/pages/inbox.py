@@ -52,6 +52,10 @@ class Row:
     comment: str
     po_number: str
 
+    @property
+    def overdue(self) -> bool:
+        return self.expires_at <= timezone.now()
+
 
 def route_words(reason: dict) -> str:
     """Why it came to this person, in words: 「NT$100,000 以內：部門主管」, "over NT$100,000: director"."""

@@ -103,7 +103,7 @@ def test_a_stale_click_names_both_versions_and_decides_nothing(approval, demo):
     body = page.content.decode()
     assert page.status_code == 409 and "This request changed since you opened it" in body
     assert f"v{approval.state_version} →" in body
-    assert "alice · amend: amended to revision 2" in body  # what changed, and who changed it
+    assert "alice · Amended: amended to revision 2" in body  # what changed, and who changed it
     current = Approval.objects.get(task=approval.task, status="pending")
     assert reverse("approval-page", args=[current.pk]) in body and f"current version (v{current.state_version})" in body
     assert Approval.objects.filter(task=approval.task, status="approved").count() == 0
@@ -272,3 +272,12 @@ def test_a_csrf_enforcing_client_approves_with_the_token_and_the_page_then_shows
     assert page.status_code == 200 and "Decided: Approved" in page.content.decode()
     after = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
     assert "Approval: Approved" in after and "fine" in after and 'name="decision"' not in after
+
+
+def test_a_stale_click_says_what_changed_in_chinese_without_event_codes(approval, demo):
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["bob"])
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
+    page = client.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
+    body = page.content.decode()
+    assert page.status_code == 409 and "alice · 已修改: 修改為第 2 版" in body and "· amend" not in body
