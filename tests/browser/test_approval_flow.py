@@ -17,7 +17,7 @@ def submitted(demo, erp, eager):
 def test_manager_approves_and_the_requesters_page_updates_without_reload(submitted, signed_in, live_server, erp):
     alice = signed_in("alice")
     alice.goto(f"{live_server.url}/tasks/{submitted.pk}/")
-    expect(alice.locator("#task-panel [data-state]")).to_have_text("awaiting_approval")
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("Waiting for approval")  # the state in words
     alice.evaluate("window.__same_page = true")
 
     bob = signed_in("bob", viewport={"width": 390, "height": 844})  # on the move: a phone-sized screen
@@ -27,7 +27,7 @@ def test_manager_approves_and_the_requesters_page_updates_without_reload(submitt
     bob.get_by_role("button", name="Approve").click()
     expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")
 
-    expect(alice.locator("#task-panel [data-state]")).to_have_text("externally_confirmed", timeout=20_000)
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("Ordered", timeout=20_000)
     expect(alice.locator("#task-panel")).to_contain_text(erp.purchase_orders()[0]["id"])
     assert alice.evaluate("window.__same_page") is True, "the page reloaded"
 

@@ -20,7 +20,7 @@ def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo
     expect(alice.locator(".turns li.agent")).to_have_count(1)
     expect(alice.locator(".turns li.agent").last).to_contain_text("submit")
     say(alice, "yes")
-    expect(alice.locator("#task-panel [data-state]")).to_have_text("awaiting_approval")
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("Waiting for approval")  # the state in words
     assert alice.evaluate("window.__same_page") is True, "posting a message reloaded the page"
 
     approval = Approval.objects.get(task=Session.objects.get(owner=demo["alice"]).task, status="pending")
@@ -29,7 +29,7 @@ def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo
     bob.get_by_role("button", name="Approve").click()
     expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")
 
-    expect(alice.locator("#task-panel [data-state]")).to_have_text("externally_confirmed", timeout=20_000)
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("Ordered", timeout=20_000)
     expect(alice.locator("#task-panel")).to_contain_text(erp.purchase_orders()[0]["id"])
     assert alice.evaluate("window.__same_page") is True
 
