@@ -59,3 +59,26 @@ def test_alice_sees_her_api_request_at_home_and_the_po_arrives_without_a_reload(
     expect(alice.locator("dd.po")).to_have_text(order["id"])
     fits(alice)
     alice.screenshot(path=str(ARTIFACTS / "request-zh-390.png"), full_page=True)
+
+
+def test_alice_answers_bobs_return_on_the_request_page_and_it_goes_back_to_approval(made_by_api, demo,
+                                                                                   signed_in, live_server):
+    approval = Approval.objects.get(task=made_by_api, status="pending")
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="return", comment="一台就夠了嗎？",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    alice = signed_in("alice", viewport=PHONE)
+    alice.locator(f'tr[data-request="{made_by_api.pk}"]').get_by_role("link").click()
+    expect(alice.locator(".question")).to_contain_text("bob 詢問")
+    expect(alice.locator(".question")).to_contain_text("一台就夠了嗎？")
+    fits(alice)
+    alice.locator("#id_lines-0-quantity").fill("0")
+    alice.get_by_role("button", name="送出我的回覆").click()
+    expect(alice.locator("#task-actions")).to_contain_text("請確認此數值是否大於或等於 1")
+    alice.screenshot(path=str(ARTIFACTS / "answer-error-zh-390.png"), full_page=True)
+    alice.locator("#id_lines-0-quantity").fill("1")
+    alice.get_by_role("button", name="送出我的回覆").click()
+    expect(alice.locator("#task-panel .badge").first).to_have_text("等待核准", timeout=20_000)
+    expect(alice.get_by_role("button", name="送出我的回覆")).to_have_count(0)
+    fits(alice)
+    reopened = Approval.objects.get(task=made_by_api, status="pending")
+    assert reopened.scope["lines"][0]["quantity"] == 1
