@@ -170,6 +170,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, AGENT_LEASE_SECONDS * 4)}
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT = "procurement.broker:Transport"  # whole messages only (procurement/broker.py)
     _broker_dir = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
