@@ -81,7 +81,7 @@ EVENT_LABELS = {
     "create": pgettext_lazy("request event", "Started"),
     "update_draft": pgettext_lazy("request event", "Draft updated"),
     "submit": pgettext_lazy("request event", "Submitted"),
-    "start": pgettext_lazy("request event", "Taken up by the agent"),
+    "start": pgettext_lazy("request event", "Processing started"),
     "record": pgettext_lazy("request event", "Step done"),
     "ask": pgettext_lazy("request event", "Question for the requester"),
     "answer": pgettext_lazy("request event", "Answered"),

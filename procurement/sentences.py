@@ -47,6 +47,35 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "ERP requisition %(id)s verified with the ERP")),
     (r"ERP purchase order (?P<id>\S+) verified by key",
      pgettext_lazy("agent sentence", "ERP purchase order %(id)s verified with the ERP")),
+    (r"requisitions cancelled; budget kept: the ERP holds a purchase order",
+     pgettext_lazy("agent sentence", "ERP requisitions cancelled; the budget stays spent: the ERP holds a purchase order")),
+    (r"cancelled in chat", pgettext_lazy("agent sentence", "cancelled in the chat")),
+    # procurement.retries, procurement.review, procurement.settling: the work queue
+    (r"step '(?P<step>\w+)' failed (?P<n>\d+) times in a row; last error: .*",
+     pgettext_lazy("agent sentence", "the step “%(step)s” failed %(n)s times in a row")),
+    (r"retry the step '(?P<step>\w+)'\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "retried the step “%(step)s”. %(note)s")),
+    (r"cancelled from the work queue\. (?P<note>.*)", pgettext_lazy("agent sentence", "cancelled from the work queue. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) checked the ERP again: ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it holds purchase order %(id)s. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
+     r"answer)\): ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s): ERP purchase order %(id)s. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) checked the ERP again: the ERP has no purchase order under its key; sent again\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it has no purchase order under its key, so it "
+                   "was sent again. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
+     r"answer)\): the ERP has no purchase order under its key; sent again\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s): the ERP has no purchase order "
+                   "under its key, so it was sent again. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) checked the ERP again\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(person)s checked the ERP again. %(note)s")),
+    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
+     r"answer)\)\. (?P<note>.*)", pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s). %(note)s")),
+    (r"The cancel came too late: the ERP holds purchase order (?P<id>\S+); nothing was cancelled and the budget "
+     r"stays spent\.(?: (?P<note>.*))?",
+     pgettext_lazy("agent sentence", "The cancel came too late: the ERP holds purchase order %(id)s; nothing was "
+                   "cancelled and the budget stays spent. %(note)s")),
     # agentstate: receipts, approvals, recovery
     (r"(?P<operation>[\w.]+): result pending verification \(.*\)",
      pgettext_lazy("agent sentence", "%(operation)s: result pending verification")),
@@ -110,6 +139,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
                    "%(needed)s. Reduce the request or ask again later?")),
 ]]
 DECISION_VERBS = {"return": pgettext_lazy("refusal", "return it"), "reject": pgettext_lazy("refusal", "reject it")}
+VERIFIED = {True: pgettext_lazy("agent sentence", "verified in the ERP"),
+            False: pgettext_lazy("agent sentence", "not verified: the ERP did not answer")}
 DRAFT_FIELDS = {  # procurement.chat.draft.missing
     "item": pgettext_lazy("draft field", "what to buy"), "quantity": pgettext_lazy("draft field", "how many"),
     "department": pgettext_lazy("draft field", "department"), "justification": pgettext_lazy("draft field", "purpose"),
@@ -132,7 +163,8 @@ def translate(text: str) -> str | None:
     for pattern, words in SENTENCES:
         match = pattern.fullmatch(text)
         if match:
-            return str(words) % {name: _part(name, value) for name, value in match.groupdict().items()}
+            parts = {name: _part(name, value) for name, value in match.groupdict().items()}
+            return (str(words) % parts).strip()
     return None
 
 
@@ -187,6 +219,10 @@ def _part(name: str, value: str) -> str:
         return labels.label(labels.RULE_LABELS, value)
     if name == "operation":
         return labels.label(labels.OPERATION_LABELS, value)
+    if name == "step":
+        return labels.label(labels.STEP_LABELS, value)
+    if name == "verified":
+        return str(VERIFIED[value.startswith("verified")])
     if name == "state":
         return labels.state_label(value)
     if name == "status":

@@ -93,3 +93,15 @@ def test_chat_refusals_name_fields_and_states_in_words(zh):
         "草稿還不完整（缺少：要買什麼、數量、部門）"
     assert sentences.refusal(Conflict("That request is already externally_confirmed; it cannot be continued")) == \
         "那筆請購已是「已下單」，無法繼續"
+
+
+@pytest.mark.parametrize("written, read", [
+    ("step 'create_requisition' failed 5 times in a row; last error: ERP unavailable",
+     "步驟「建立 ERP 請購單」連續失敗 5 次"),
+    ("retry the step 'create_requisition'. ERP 已恢復", "重試步驟「建立 ERP 請購單」。ERP 已恢復"),
+    ("carol checked the ERP again: ERP purchase order PO-000007. 查到了", "carol 重新查詢 ERP：ERP 已有採購單 PO-000007。查到了"),
+    ("The cancel came too late: the ERP holds purchase order PO-000007; nothing was cancelled and the budget stays "
+     "spent.", "取消太晚了：ERP 已有採購單 PO-000007；沒有取消任何東西，預算維持已支用。"),
+])
+def test_the_work_queues_sentences_read_in_zh_hant(zh, written, read):
+    assert sentences.readable(written) == read
