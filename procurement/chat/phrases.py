@@ -92,7 +92,7 @@ PHRASES = {
     "a_manager": _("a manager"),
     "po_issued": _("The purchase order for {number} is {po}: {what} from {supplier}, {total} incl. tax."),
     "po_none": _("{number} ({what}) has no purchase order yet: it is {state}."),
-    "decided": _("{who} {decision} it on {at}, with this comment: \"{comment}\""),
+    "decided": _("{who} {decision} it at {at}, with this comment: \"{comment}\""),
     "decided_rejected": pgettext_lazy("decision verb", "rejected"),
     "decided_returned": pgettext_lazy("decision verb", "returned"),
     "decided_approved": pgettext_lazy("decision verb", "approved"),

@@ -4,7 +4,7 @@ and the approver's comment), never from what was said in chat. Each names the re
 from datetime import datetime
 
 from .. import labels, workflow
-from ..requests import ANSWER, CONFIRMATION, WaitingOn, moment
+from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
 from .phrases import join, language, say
 
@@ -80,6 +80,8 @@ def status_reply(task, lang: str) -> str:
         parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
                          ref=ref, status=_label(labels.RECEIPT_LABELS, receipt["status"], lang)))
     for approval in task.approvals[:2]:  # newest first; older ones are history
+        if approval["status"] == "pending" and (task.waiting_on or {}).get("kind") == APPROVAL:
+            continue  # already said: who it waits on, since when
         if approval["status"] == "pending":
             who = ", ".join(approval.get("approvers") or []) or say("a_manager", lang)
             words = say("approval_pending", lang, who=who)
