@@ -33,6 +33,8 @@ class NoticeReadForm(forms.Form):
 @login_required
 @vary_on_headers("HX-Request")
 def notices_page(request):
+    if request.htmx and request.GET.get("part") == "bell":  # the header's count, refreshed in place
+        return render(request, "procurement/bell.html")
     return _render(request)
 
 

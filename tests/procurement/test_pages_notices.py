@@ -135,3 +135,13 @@ def test_a_bad_language_changes_no_preference(demo):
     client = client_for(demo["alice"])
     client.post(reverse("set_language"), {"language": "klingon", "next": "/"})
     assert UserPreference.objects.get(user=demo["alice"]).language == "en"
+
+
+def test_the_header_count_refreshes_in_place_from_the_same_url(notices, demo):
+    client = client_for(demo["alice"])
+    page = client.get(reverse("notices"), {"part": "bell"}, **HX)
+    body = page.content.decode()
+    assert page.status_code == 200 and body.lstrip().startswith("<a") and 'id="notice-bell"' in body
+    assert unread_badge(body) == "3" and "notice-list" not in body
+    Notice.objects.filter(recipient=demo["alice"]).update(read_at=notices[0].created_at)
+    assert unread_badge(client.get(reverse("notices"), {"part": "bell"}, **HX).content.decode()) is None
