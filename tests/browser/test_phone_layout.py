@@ -3,7 +3,7 @@ without sideways scrolling and he approves from there; alice's chat fits too."""
 import pytest
 from playwright.sync_api import expect
 
-from agentstate.models import Approval
+from agentstate.models import Approval, Session
 from procurement import services
 
 from .conftest import ARTIFACTS
@@ -58,18 +58,28 @@ def test_in_traditional_chinese_the_inbox_and_the_approval_fit_the_phone(approva
     for text, left, right in bob.evaluate(FIGURES):
         assert 0 <= left and right <= PHONE["width"], f"{text} is cut off ({left:.0f}–{right:.0f} px)"
     bob.screenshot(path=str(ARTIFACTS / "approve-approval-zh-390.png"), full_page=True)
+    bob.get_by_label("退回修改：需要修改什麼？（必填）").fill("只要一台就好")
+    bob.get_by_role("button", name="退回修改").click()
+    expect(bob.get_by_role("status")).to_contain_text("已決定：退回修改")
+    bob.reload()
+    expect(bob.get_by_role("heading", name="簽核結果：退回修改")).to_be_visible()
+    expect(bob.get_by_text("只要一台就好")).to_be_visible()
+    assert_fits_the_phone(bob)
+    bob.screenshot(path=str(ARTIFACTS / "approve-decided-zh-390.png"), full_page=True)
 
 
-def test_the_chat_with_its_request_panel_fits_a_phone(demo, erp, eager, signed_in):
+def test_the_chat_with_its_request_panel_fits_a_phone(demo, erp, eager, signed_in, live_server):
+    """Long turns, the form and the request panel (its lines, receipts and timeline) on 390 px."""
+    session = Session.objects.create(owner=demo["alice"], title="laptops")
+    services.request_submit(requester=demo["alice"], department="ENG", justification="new hires " + "x" * 80,
+                            lines=[{"description": "Laptop", "quantity": 2}, {"description": "Monitor", "quantity": 2}],
+                            session=session)
     alice = signed_in("alice", viewport=PHONE)
-    alice.get_by_role("button", name="New conversation").click()
-    alice.get_by_label("Message").fill("I need 2 laptops for the new hires " + "x" * 80)
+    alice.goto(f"{live_server.url}/chat/{session.pk}/")
+    alice.get_by_label("Message").fill("what is the status of my request? " + "y" * 80)
     alice.get_by_role("button", name="Send").click()
     expect(alice.locator(".turns li.agent")).to_have_count(1)
-    alice.get_by_label("Message").fill("yes")
-    alice.get_by_role("button", name="Send").click()
     expect(alice.locator("#task-panel")).to_be_visible()
-    expect(alice.locator(".turns li.agent")).to_have_count(2)
     assert_fits_the_phone(alice)
     ARTIFACTS.mkdir(exist_ok=True)
     alice.screenshot(path=str(ARTIFACTS / "approve-chat-390.png"), full_page=True)
