@@ -281,3 +281,12 @@ def test_a_stale_click_says_what_changed_in_chinese_without_event_codes(approval
     page = client.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
     body = page.content.decode()
     assert page.status_code == 409 and "alice · 已修改: 修改為第 2 版" in body and "· amend" not in body
+
+
+def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approval, demo):
+    rule = {k: v for k, v in approval.rule.items() if k not in ("manager_limit", "director_limit")}
+    Approval.objects.filter(pk=approval.pk).update(rule=rule)
+    body = page_for(demo["bob"], approval).content.decode()
+    assert "within the ENG manager's limit of NT$100,000" in body
+    inbox = client_for(demo["bob"]).get(reverse("approval-inbox")).content.decode()
+    assert "up to NT$100,000 (10 萬): department manager" in inbox
