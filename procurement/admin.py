@@ -36,8 +36,10 @@ class RequestLineInline(admin.TabularInline):
 
 @admin.register(PurchaseRequest)
 class PurchaseRequestAdmin(admin.ModelAdmin):
-    list_display = ["id", "department", "requester", "budget", "created_at"]
+    list_display = ["number", "department", "requester", "budget", "created_at"]
     list_filter = ["department"]
+    search_fields = ["number", "requester__username"]
+    readonly_fields = ["number"]
     inlines = [RequestLineInline]
 
 

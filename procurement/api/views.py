@@ -1,4 +1,6 @@
 """REST API v1 views (DESIGN §10): parse the input, call one service, answer with the record."""
+from django.conf import settings
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -10,6 +12,7 @@ from rest_framework.response import Response
 from agentstate.models import Session
 
 from .. import services
+from ..language import language_of
 from ..requests import request_now, requests_of
 from . import selectors
 from .serializers import (
@@ -126,8 +129,17 @@ class RequestListView(ApiView):
 
     @extend_schema(parameters=[RequestFilterSerializer], responses=RequestSerializer(many=True))
     def get(self, request):
-        page = [request_now(task) for task in self.paginate_queryset(self.get_queryset())]
-        return self.get_paginated_response(RequestSerializer(page, many=True, context={"request": request}).data)
+        with translation.override(caller_language(request)):
+            page = [request_now(task) for task in self.paginate_queryset(self.get_queryset())]
+            return self.get_paginated_response(RequestSerializer(page, many=True, context={"request": request}).data)
+
+
+def caller_language(request) -> str:
+    """What the client asked for (Accept-Language, or the browser's language cookie); a client that
+    says nothing, such as a script with a token, reads the language saved on the account."""
+    if request.META.get("HTTP_ACCEPT_LANGUAGE") or request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
+        return translation.get_language()
+    return language_of(request.user)
 
 
 # -- approvals ---------------------------------------------------------------------

@@ -79,3 +79,13 @@ def test_the_list_costs_the_same_queries_however_many_requests(demo, erp, eager,
 
 def test_without_credentials_the_list_answers_401(demo):
     assert APIClient().get(REQUESTS).status_code == 401
+
+
+def test_a_client_that_names_no_language_reads_the_language_saved_on_her_account(demo, erp, eager):
+    from procurement.language import user_language_set
+
+    submit(demo["alice"])
+    user_language_set(user=demo["alice"], language="zh-hant")
+    assert client_for(demo["alice"]).get(REQUESTS).json()["results"][0]["state_label"] == "等待核准"
+    english = client_for(demo["alice"]).get(REQUESTS, HTTP_ACCEPT_LANGUAGE="en").json()["results"][0]
+    assert english["state_label"] == "Waiting for approval"
