@@ -14,7 +14,7 @@ def say(page, text):
 
 def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo, erp, eager, signed_in, live_server):
     alice = signed_in("alice")
-    alice.get_by_role("button", name="New conversation").click()
+    alice.get_by_role("button", name="New request by chat").click()
     alice.evaluate("window.__same_page = true")
     say(alice, "I need 2 laptops for the new hires")
     expect(alice.locator(".turns li.agent")).to_have_count(1)
@@ -36,7 +36,7 @@ def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo
 
 def test_html_in_a_message_is_shown_as_text(demo, signed_in):
     alice = signed_in("alice")
-    alice.get_by_role("button", name="New conversation").click()
+    alice.get_by_role("button", name="New request by chat").click()
     say(alice, "<b>bold</b><script>window.__pwned = 1</script>")
     expect(alice.locator(".turns li.user").first).to_have_text("<b>bold</b><script>window.__pwned = 1</script>")
     assert alice.evaluate("window.__pwned === undefined")
