@@ -59,6 +59,11 @@ def charts(results: dict, out: Path) -> dict:
 
 
 def write_report(results: dict, out: Path, path: Path):
+    earlier = results.pop("earlier_run", None)
+    for part in results["parts"].values():
+        if isinstance(part.get("run_on"), str):  # written by an older bench/run.py
+            part["run_on"] = {"date": part["run_on"], "commit": earlier["machine"]["commit"],
+                              "load_average_at_start": earlier["machine"]["load_average_at_start"]}
     made = charts(results, out)
     m = results["machine"]
     parts = results["parts"]
@@ -70,7 +75,10 @@ def write_report(results: dict, out: Path, path: Path):
             f"{', '.join(f'{x:.1f}' for x in m['load_average_at_start'])}, at end "
             f"{', '.join(f'{x:.1f}' for x in m.get('load_average_at_end', []))}.", "", NOISE, "",
             "Command: `make bench` (= `.venv/bin/python bench/run.py`), which ran:", ""]
-    doc += [f"- `{p['command']}` ({p['took']}, exit {p['exit_status']})" for p in parts.values()]
+    doc += [f"- `{p['command']}` ({p['took']}, exit {p['exit_status']}"
+            + (f"; run on {p['run_on']['date']} at commit `{p['run_on']['commit']}`, load average "
+               f"{', '.join(f'{x:.1f}' for x in p['run_on']['load_average_at_start'])} at its start"
+               if p.get("run_on") else "") + ")" for p in parts.values()]
     doc += ["", "Raw figures: [`results/results.json`](results/results.json) (and one JSON per part beside it).", ""]
 
     sbs = (parts.get("sidebyside") or {}).get("figures")
@@ -165,7 +173,12 @@ def write_report(results: dict, out: Path, path: Path):
                 "in the ERP",
                 f"- recovery time (a killed worker's lease expiring → the next move a worker made on that task, i.e. "
                 f"the step ran again): n={r['n']}, p50 **{r['p50']} s**, p95 **{r['p95']} s** (leases of 8 s, recovery "
-                f"every 2 s); {r['nothing_to_resume']} killed while holding a task with nothing left to run, "
+                f"every 2 s). " + (f"Of that, expiry → recovery fencing the lease and handing the task back: p50 "
+                                   f"{r['fenced_p50']} s, p95 {r['fenced_p95']} s; " if r.get("fenced_p50") is not None
+                                   else "") +
+                "most of it is the wait in the queue behind the other tasks' steps (see the throughput figures: a "
+                "step waits tens of seconds for a worker). "
+                f"{r['nothing_to_resume']} killed while holding a task with nothing left to run, "
                 f"{r['not_resumed']} never moved again",
                 f"- duplicate executions (an ERP write executed twice): "
                 f"{chaos['duplicate_execution']['executed_twice']} of {chaos['duplicate_execution']['erp_writes']} "

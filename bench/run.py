@@ -83,6 +83,16 @@ def main():
         env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/procurement_bench"
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "quick": args.quick, "machine": machine(), "parts": {}}
+    previous = OUT / "results.json"
+    if args.only != parser.get_default("only") and previous.exists():
+        # Re-running some parts keeps the others' figures from the run before (dated there).
+        earlier = json.loads(previous.read_text())
+        when = {"date": earlier["date"], "commit": earlier["machine"]["commit"],
+                "load_average_at_start": earlier["machine"]["load_average_at_start"]}
+        results["parts"] = {name: part if "run_on" in part else part | {"run_on": when}
+                            for name, part in earlier["parts"].items()}
+        if "earlier_run" in earlier:
+            results["earlier_run"] = earlier["earlier_run"]
     failed = []
     for name in args.only.split(","):
         figures, status, took = run_part(name, plan[name], env)
