@@ -78,9 +78,12 @@ def main():
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     plan = QUICK if args.quick else FULL
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    if not env.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/procurement_bench"
+    from bench.pgadmin import database_url, server_params
+
+    # The server and credentials come from DATABASE_URL; every part uses a database of its own
+    # (sidebyside: procurement_bench), never the one DATABASE_URL names.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1",
+           "DATABASE_URL": database_url(server_params("run.py"), "procurement_bench")}
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "quick": args.quick, "machine": machine(), "parts": {}}
     previous = OUT / "results.json"
