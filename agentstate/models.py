@@ -114,6 +114,8 @@ class TaskEvent(AppendOnlyModel):
 
     class Meta:
         ordering = ["task", "id"]
+        # The database's change guard looks up (task, version) at every commit that moves a task.
+        indexes = [models.Index(fields=["task", "version"], name="agentstate_event_task_version")]
 
 
 class Checkpoint(AppendOnlyModel):

@@ -1,6 +1,17 @@
-"""Admin pages for the procurement tables: plain lists for people who need to look."""
-from django.contrib import admin
+"""Admin pages for the procurement tables: plain lists for people who need to look; and the
+actions that change a purchase task in the admin, each a transition with who and why."""
+from django import forms
+from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from agentstate.admin import TaskAdmin as EngineTaskAdmin
+from agentstate.errors import DomainError
+from agentstate.models import Task
+
+from . import services, workflow
+from .limits import MAX_REASON_CHARS
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
 
@@ -68,3 +79,37 @@ class NotificationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label=gettext_lazy("Why"), max_length=MAX_REASON_CHARS,
+                             widget=forms.Textarea(attrs={"rows": 2}))
+
+
+admin.site.unregister(Task)
+
+
+@admin.register(Task)
+class TaskAdmin(EngineTaskAdmin):
+    """Read-only like every engine table; its actions fire transitions through the services."""
+
+    actions = ["cancel_with_compensation"]
+
+    @admin.action(description=gettext_lazy("Cancel with compensation (asks why first)"), permissions=["view"])
+    def cancel_with_compensation(self, request, queryset):
+        if not request.user.is_superuser:
+            self.message_user(request, _("Only an admin may cancel tasks here."), messages.ERROR)
+            return None
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if not form.is_valid():
+            return TemplateResponse(request, "admin/agentstate/task/cancel.html", {
+                **self.admin_site.each_context(request), "title": _("Cancel with compensation"),
+                "tasks": queryset, "form": form, "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
+        for task in queryset.filter(kind=workflow.KIND):
+            try:
+                services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"])
+                self.message_user(request, _("%(task)s: cancelled; compensation runs next.") % {"task": task.pk})
+            except DomainError as refused:
+                self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
+        return None

@@ -1,0 +1,83 @@
+"""The engine's tables in the Django admin (DESIGN §15): everything shown, nothing changed; a
+task changes only through an action that fires a transition and records who and why."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
+from procurement import services
+
+pytestmark = pytest.mark.django_db
+ENGINE = [Task, TaskEvent, Checkpoint, Receipt, Approval]
+
+
+@pytest.fixture
+def task(demo):
+    return services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Monitor", "quantity": 2}])
+
+
+@pytest.fixture
+def carol(demo):
+    client = Client()
+    client.force_login(demo["carol"])
+    return client
+
+
+@pytest.mark.parametrize("model", ENGINE, ids=lambda m: m.__name__)
+def test_engine_tables_are_listed_but_cannot_be_added_to(carol, task, model):
+    meta = model._meta
+    assert carol.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")).status_code == 200
+    assert carol.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code == 403
+
+
+def test_a_task_page_shows_every_field_and_its_events_without_a_save_button(carol, task):
+    page = carol.get(reverse("admin:agentstate_task_change", args=[task.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    for field in ("state", "version", "data", "lease_token"):
+        assert f"field-{field}" in html
+    assert 'name="state"' not in html and 'name="_save"' not in html
+    assert "received" in html and "create" in html  # the state and the first event
+
+
+def test_carol_cannot_change_a_tasks_state_from_the_admin(carol, task):
+    before = task.version
+    url = reverse("admin:agentstate_task_change", args=[task.pk])
+    response = carol.post(url, {"state": "externally_confirmed", "version": 99, "data": "{}", "lease_token": 7})
+    assert response.status_code == 403
+    task.refresh_from_db()
+    assert (task.state, task.version) == ("received", before)
+
+
+def test_carol_cannot_change_an_approvals_status_or_delete_engine_rows(carol, task):
+    delete = carol.post(reverse("admin:agentstate_task_delete", args=[task.pk]), {"post": "yes"})
+    assert delete.status_code == 403
+    bulk = carol.post(reverse("admin:agentstate_task_changelist"),
+                      {"action": "delete_selected", "_selected_action": [task.pk], "post": "yes"})
+    assert Task.objects.filter(pk=task.pk).exists() and bulk.status_code in (200, 302)
+
+
+def test_cancelling_from_the_admin_asks_why_then_fires_the_transition(carol, task, demo):
+    before = task.version
+    url = reverse("admin:agentstate_task_changelist")
+    chosen = {"action": "cancel_with_compensation", "_selected_action": [task.pk]}
+    asked = carol.post(url, chosen)
+    assert asked.status_code == 200 and "Compensation runs next" in asked.content.decode()
+    assert Task.objects.get(pk=task.pk).state == "received"
+    carol.post(url, chosen | {"apply": "1", "reason": "duplicate of REQ-1"})
+    task.refresh_from_db()
+    assert task.state == "cancelled" and task.version == before + 1
+    event = task.events.get(version=before + 1)
+    assert (event.actor, event.event, event.reason) == ("carol", "cancel", "duplicate of REQ-1")
+
+
+def test_staff_without_superuser_cannot_cancel_from_the_admin(task, demo, django_user_model):
+    staff = django_user_model.objects.create_user("sam", password="x", is_staff=True)
+    from django.contrib.auth.models import Permission
+    staff.user_permissions.add(Permission.objects.get(codename="view_task"))
+    client = Client()
+    client.force_login(staff)
+    client.post(reverse("admin:agentstate_task_changelist"),
+                {"action": "cancel_with_compensation", "_selected_action": [task.pk], "apply": "1", "reason": "x"})
+    assert Task.objects.get(pk=task.pk).state == "received"
