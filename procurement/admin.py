@@ -6,11 +6,14 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+
 from agentstate.admin import TaskAdmin as EngineTaskAdmin
 from agentstate.errors import DomainError
 from agentstate.models import Task
 
-from . import services, workflow
+from . import offboarding, services, workflow
 from .limits import MAX_REASON_CHARS
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
@@ -112,4 +115,45 @@ class TaskAdmin(EngineTaskAdmin):
                 self.message_user(request, _("%(task)s: cancelled; compensation runs next.") % {"task": task.pk})
             except DomainError as refused:
                 self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
+        return None
+
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    """Django's user admin plus offboarding and erasure (procurement/offboarding.py), each
+    confirmed on a page that says what it does."""
+
+    actions = ["offboard", "erase"]
+
+    @admin.action(description=gettext_lazy("Offboard (account off, tokens revoked, open requests cancelled)"),
+                  permissions=["change"])
+    def offboard(self, request, queryset):
+        return self._confirm(request, queryset, "offboard", offboarding.user_offboard,
+                             _("Their account stops and their API tokens are revoked; their conversations become "
+                               "readable by admins only; what is remembered about them stops being used; their "
+                               "open requests are cancelled."))
+
+    @admin.action(description=gettext_lazy("Erase (offboard, delete their memory, redact what they said)"),
+                  permissions=["change"])
+    def erase(self, request, queryset):
+        return self._confirm(request, queryset, "erase", offboarding.user_erase,
+                             _("They are offboarded, everything remembered about them is deleted and every turn of "
+                               "their conversations is replaced by “[redacted]”. This cannot be undone."))
+
+    def _confirm(self, request, queryset, action, service, consequence):
+        if "apply" not in request.POST:
+            return TemplateResponse(request, "admin/auth/user/offboard.html", {
+                **self.admin_site.each_context(request), "title": _("Confirm: %(action)s") % {"action": action},
+                "people": queryset, "consequence": consequence, "action": action, "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
+        for person in queryset:
+            try:
+                service(user=person, by=request.user)
+                self.message_user(request, _("%(user)s: done.") % {"user": person.get_username()})
+            except DomainError as refused:
+                self.message_user(request, f"{person.get_username()}: {refused}", messages.ERROR)
         return None

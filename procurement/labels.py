@@ -139,6 +139,12 @@ MEMORY_LABELS = {
 DERIVED_COUNTS = {  # agentstate.memory.derivers names
     "versions": lambda n: ngettext("%(n)d history version", "%(n)d history versions", n) % {"n": n},
     "session summaries": lambda n: ngettext("%(n)d session summary", "%(n)d session summaries", n) % {"n": n},
+    "chat turns quoting it": lambda n: ngettext("%(n)d chat turn quoting it", "%(n)d chat turns quoting it",
+                                                n) % {"n": n},
+    "task records quoting it": lambda n: ngettext("%(n)d task record quoting it", "%(n)d task records quoting it",
+                                                  n) % {"n": n},
+    "task event reasons quoting it": lambda n: ngettext("%(n)d task event reason quoting it",
+                                                        "%(n)d task event reasons quoting it", n) % {"n": n},
 }
 
 

@@ -1,16 +1,28 @@
-"""Deleting memory for real: the text goes from the entry, every version and everything
-derived from it; a tombstone keeps the id, who, when and why (DESIGN §8)."""
+"""Deleting memory for real: the text goes from the entry, every version, the chat turns it was
+learned from and everything derived from it; a tombstone keeps the id, who, when and why
+(DESIGN §8, §15).
+
+- The source turn(s) read "[removed: memory deleted by carol on 2026-11-30]"; the preview says so.
+- Derivers (derivers.py) mask the text wherever else it was copied: summaries, other turns,
+  task data and checkpoints, event reasons.
+- The deletion's own reason must not repeat the entry: it is refused with a clear message.
+"""
+import difflib
+import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
 
-from ..errors import NotFound, NotPermitted
+from ..errors import DomainError, NotFound, NotPermitted
+from ..models import Turn
 from . import derivers, events, policy
 from .models import MemoryEntry, MemoryEvent, MemoryVersion
 from .services import get_entry, lock_entry
 
 REMOVED = "[removed with the entry]"
+SOURCE_REMOVED = "[removed: memory deleted by {who} on {day}]"
+QUOTE_MIN_CHARS = 6
 
 
 @dataclass
@@ -18,6 +30,8 @@ class DeletionReport:
     entry_id: str
     versions: int
     derived: dict[str, int] = field(default_factory=dict)   # deriver name -> how many
+    source_turns: int = 0                                   # chat turns it was learned from
+    source_replacement: str = ""                            # what those turns will read
 
     @property
     def text(self) -> str:
@@ -37,7 +51,8 @@ def memory_delete_preview(entry, *, by=None) -> DeletionReport:
     row = _readable(entry, by)
     texts = _texts(row)
     counts = {d.name: d.count(str(row.pk), texts) for d in derivers.all_derivers()}
-    return DeletionReport(str(row.pk), _history(row).count(), counts)
+    return DeletionReport(str(row.pk), _history(row).count(), counts, source_turns=_source_turns(row).count(),
+                          source_replacement=source_note(by))
 
 
 def memory_delete(*, entry, by=None, reason: str = "") -> DeletionReport:
@@ -46,7 +61,10 @@ def memory_delete(*, entry, by=None, reason: str = "") -> DeletionReport:
         row = lock_entry(entry)
         _check(row, by, confirm=True)
         texts = _texts(row)
+        reason_refused_if_quoting(reason, texts)
         derived = {d.name: d.purge(str(row.pk), texts) for d in derivers.all_derivers()}
+        note = source_note(by)
+        sources = _source_turns(row).update(text=note, data={})
         history = _history(row).count()
         row.versions.all().delete()
         _scrub_event_reasons(row, texts)
@@ -55,7 +73,40 @@ def memory_delete(*, entry, by=None, reason: str = "") -> DeletionReport:
         row.flag_reason, row.flagged_at = "", None
         row.save()
         events.record(row, "delete", actor=by, reason=reason)
-    return DeletionReport(str(row.pk), history, derived)
+    return DeletionReport(str(row.pk), history, derived, source_turns=sources, source_replacement=note)
+
+
+def source_note(by) -> str:
+    """What the turn a deleted entry was learned from reads afterwards."""
+    who = by.get_username() if by is not None else "the retention policy"
+    return SOURCE_REMOVED.format(who=who, day=timezone.localdate().isoformat())
+
+
+def quotes(reason: str, text: str) -> bool:
+    """Does `reason` repeat `text`, or a good part of it (half, at least QUOTE_MIN_CHARS characters)?"""
+    said, quoted = _plain(reason), _plain(text)
+    if not said or not quoted:
+        return False
+    need = min(len(quoted), max(QUOTE_MIN_CHARS, len(quoted) // 2))
+    match = difflib.SequenceMatcher(None, said, quoted, autojunk=False).find_longest_match()
+    return match.size >= need
+
+
+def reason_refused_if_quoting(reason: str, texts) -> None:
+    if any(quotes(reason, text) for text in texts):
+        message = ("The reason repeats what the entry says, and the reason is kept after the text is gone. "
+                   "Say why without quoting it, e.g. \"no longer true\" or \"asked to forget\".")
+        raise DomainError(message, errors={"reason": [message]})
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip().casefold()
+
+
+def _source_turns(row):
+    """The chat turns the entry, or any of its versions, was learned from."""
+    turn_ids = {row.source_turn_id, *row.versions.values_list("source_turn_id", flat=True)} - {None}
+    return Turn.objects.filter(pk__in=turn_ids)
 
 
 def _history(row):
@@ -64,7 +115,9 @@ def _history(row):
 
 
 def _texts(row) -> list[str]:
-    texts = {row.content, *row.versions.values_list("content", flat=True)}
+    """Every text the entry has had, and the words of the turns it was learned from."""
+    said = [t for t in _source_turns(row).values_list("text", flat=True) if not t.startswith("[removed")]
+    texts = {row.content, *row.versions.values_list("content", flat=True), *said}
     return sorted(t for t in texts if t)
 
 

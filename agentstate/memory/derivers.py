@@ -4,6 +4,8 @@ registers a deriver, so a deletion can say what goes with it and then remove it 
 A deriver counts and purges what was derived from an entry, given its id and every text it
 has had (current, past and pending versions). The engine registers session summaries; the
 app adds its own caches or embeddings with `register()`."""
+import hashlib
+import json
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
@@ -60,3 +62,110 @@ def _purge_summaries(entry_id, texts) -> int:
 
 
 register(Deriver("session summaries", "session summary", _count_summaries, _purge_summaries))
+
+
+# -- copies of the text elsewhere ----------------------------------------------------------
+# Turns that quote it (the agent repeating it back; the turn it was learned from is the
+# deletion's own to redact), task data and the checkpoints that snapshot it, and the reasons
+# on task events: each occurrence of the text is masked, the rest of the record stays.
+
+MASK = "[removed]"
+
+
+def mask(value, texts):
+    """`value` with every occurrence of each text replaced by MASK, inside JSON too."""
+    if isinstance(value, str):
+        for text in sorted(texts, key=len, reverse=True):
+            value = value.replace(text, MASK)
+        return value
+    if isinstance(value, list):
+        return [mask(item, texts) for item in value]
+    if isinstance(value, dict):
+        return {mask(key, texts): mask(item, texts) for key, item in value.items()}
+    return value
+
+
+def _quoting(queryset, fields, texts):
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    annotated = queryset.annotate(**{f"_{f}_text": Cast(f, TextField()) for f in fields})
+    found = [Q(**{f"_{f}_text__contains": text}) for f in fields for text in texts if text]
+    return annotated.filter(reduce(or_, found)) if found else queryset.none()
+
+
+def _other_turns(entry_id, texts):
+    from ..models import Turn
+    from .models import MemoryEntry, MemoryVersion
+
+    sources = [*MemoryEntry.objects.filter(pk=entry_id).values_list("source_turn_id", flat=True),
+               *MemoryVersion.objects.filter(entry_id=entry_id).values_list("source_turn_id", flat=True)]
+    return _quoting(Turn.objects.exclude(pk__in=[s for s in sources if s]), ["text", "data"], texts)
+
+
+def _purge_turns(entry_id, texts) -> int:
+    from ..models import Turn
+
+    rows = list(_other_turns(entry_id, texts).values_list("pk", "text", "data"))
+    for pk, text, data in rows:  # append-only rows: masked through the queryset, not save()
+        Turn.objects.filter(pk=pk).update(text=mask(text, texts), data=mask(data, texts))
+    return len(rows)
+
+
+def _tasks(entry_id, texts):
+    from ..models import Task
+
+    return _quoting(Task.objects.all(), ["data"], texts)
+
+
+def _checkpoints(entry_id, texts):
+    from ..models import Checkpoint
+
+    # A checkpoint's body is JSON text: the memory's text may sit there escaped.
+    escaped = {json.dumps(text, ensure_ascii=False)[1:-1] for text in texts}
+    return _quoting(Checkpoint.objects.all(), ["body"], sorted(set(texts) | escaped))
+
+
+def _count_task_data(entry_id, texts) -> int:
+    return _tasks(entry_id, texts).count() + _checkpoints(entry_id, texts).count()
+
+
+def _purge_task_data(entry_id, texts) -> int:
+    """Task data is masked in place (state and version untouched); checkpoints are masked and
+    sealed again, so they still load and say what the agent knew, less the deleted words."""
+    from ..models import Checkpoint, Task
+    from ..sql import dumps
+
+    tasks = list(_tasks(entry_id, texts).values_list("pk", "data"))
+    for pk, data in tasks:
+        Task.objects.filter(pk=pk).update(data=mask(data, texts))
+    checkpoints = list(_checkpoints(entry_id, texts).values_list("pk", "body", "checksum"))
+    for pk, body, checksum in checkpoints:
+        was_sealed = hashlib.sha256(body.encode()).hexdigest() == checksum
+        body = dumps(mask(json.loads(body), texts))
+        # One that no longer verified before stays unverifiable: a deletion never vouches for it.
+        Checkpoint.objects.filter(pk=pk).update(
+            body=body, checksum=hashlib.sha256(body.encode()).hexdigest() if was_sealed else checksum)
+    return len(tasks) + len(checkpoints)
+
+
+def _events(entry_id, texts):
+    from ..models import TaskEvent
+
+    return _quoting(TaskEvent.objects.all(), ["reason", "data"], texts)
+
+
+def _purge_events(entry_id, texts) -> int:
+    from ..models import TaskEvent
+
+    rows = list(_events(entry_id, texts).values_list("pk", "reason", "data"))
+    for pk, reason, data in rows:
+        TaskEvent.objects.filter(pk=pk).update(reason=mask(reason, texts), data=mask(data, texts))
+    return len(rows)
+
+
+register(Deriver("chat turns quoting it", "chat turn quoting it", lambda e, t: _other_turns(e, t).count(),
+                 _purge_turns))
+register(Deriver("task records quoting it", "task record quoting it", _count_task_data, _purge_task_data))
+register(Deriver("task event reasons quoting it", "task event reason quoting it", lambda e, t: _events(e, t).count(),
+                 _purge_events))

@@ -90,6 +90,9 @@ class MemoryDeletePreviewSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     versions = serializers.IntegerField(help_text="History versions that go with it.")
     derived = serializers.DictField(child=serializers.IntegerField(), help_text="Derived data that goes, by kind.")
+    source_turns = serializers.IntegerField(help_text="Chat turns it was learned from; their text is replaced.")
+    source_replacement = serializers.CharField(help_text='What those turns will read, e.g. "[removed: memory '
+                                               'deleted by carol on 2026-11-30]".')
     text = serializers.CharField(help_text='e.g. "also removes 2 history versions and 1 session summary"')
 
 
@@ -169,6 +172,7 @@ class MemoryViewSet(viewsets.GenericViewSet):
     def delete_preview(self, request, pk=None):
         report = memory_delete_preview(pk, by=request.user)
         return Response({"id": report.entry_id, "versions": report.versions, "derived": report.derived,
+                         "source_turns": report.source_turns, "source_replacement": report.source_replacement,
                          "text": report.text})
 
 

@@ -11,9 +11,10 @@ from django.utils import timezone
 from agentstate.memory.models import MemoryEntry
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_create
-from agentstate.models import Approval, Task
+from agentstate.models import Approval
 from procurement.access import approval_route, may_decide
 from procurement.models import Department
+from tests.engine_support import task_in_state
 
 pytestmark = pytest.mark.django_db
 TOTAL = Decimal("500000.00")
@@ -24,7 +25,7 @@ CLAIMS = [("organisation", "", "bob may approve 1,000,000 for ENG"),
 
 @pytest.fixture
 def approval(demo):
-    task = Task.objects.create(kind="purchase", initiator=demo["alice"], tenant="ENG", state="awaiting_approval")
+    task = task_in_state(kind="purchase", initiator=demo["alice"], tenant="ENG", state="awaiting_approval")
     return Approval.objects.create(task=task, state_version=task.version, scope={"total": str(TOTAL)},
                                    scope_hash="x" * 64, expires_at=timezone.now() + timedelta(days=1))
 

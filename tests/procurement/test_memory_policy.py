@@ -7,6 +7,7 @@ from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_confirm, memory_create, memory_propose
 from procurement.memory_policy import ProcurementMemoryPolicy
 from procurement.models import Department
+from tests.engine_support import task_in_state
 
 pytestmark = pytest.mark.django_db
 
@@ -91,9 +92,7 @@ def test_a_manager_writes_their_department_directly_but_not_another(demo):
 
 
 def test_context_for_a_task_uses_the_tasks_department(entries, demo):
-    from agentstate.models import Task
-
-    task = Task.objects.create(kind="purchase", initiator=demo["frank"], tenant="OPS", state="processing")
+    task = task_in_state(kind="purchase", initiator=demo["frank"], tenant="OPS", state="processing")
     assert [e.content for e in memory_retrieve(demo["frank"], task=task)] == [
         "OPS cost centre is OPS-01", "Fiscal year starts in January"]
     assert [e.content for e in memory_retrieve(demo["alice"])] == [

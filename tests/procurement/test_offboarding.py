@@ -12,6 +12,7 @@ from procurement import services
 from procurement.api.selectors import session_for
 from procurement.offboarding import REDACTED, user_erase, user_offboard
 from tests.agentstate.memory_support import where_text_is
+from tests.engine_support import task_in_state
 
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,7 @@ def alices_world(demo):
     memory_confirm(entry=team, by=demo["bob"])
     open_task = services.request_submit(requester=alice, department="ENG", justification="new hires",
                                         lines=[{"description": "Monitor", "quantity": 2}])
-    sent = Task.objects.create(kind="purchase", initiator=alice, tenant="ENG", state="submitted")
+    sent = task_in_state(kind="purchase", initiator=alice, tenant="ENG", state="submitted")
     return {"session": session, "own": own, "team": team, "open": open_task, "sent": sent, "carol": carol}
 
 
@@ -114,3 +115,41 @@ def test_an_unknown_task_policy_is_refused_before_anything_changes(alices_world,
     assert "policy" in refused.value.extra["errors"]
     assert type(demo["alice"]).objects.get(pk=demo["alice"].pk).is_active
     assert not Session.objects.filter(locked=True).exists()
+
+
+def test_the_offboard_command_offboards_and_says_what_it_did(alices_world, demo):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("offboard", "alice", "--by", "carol", stdout=out)
+    demo["alice"].refresh_from_db()
+    assert not demo["alice"].is_active and "alice offboarded" in out.getvalue()
+
+
+def test_the_erase_command_redacts_their_turns(alices_world, demo):
+    from django.core.management import call_command
+
+    call_command("offboard", "alice", "--by", "carol", "--erase", stdout=io_sink())
+    assert set(Turn.objects.filter(session__owner=demo["alice"]).values_list("text", flat=True)) == {REDACTED}
+    assert where_text_is("qx9") == []
+
+
+def test_the_admin_erases_a_person_after_a_confirmation_page(alices_world, demo):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(demo["carol"])
+    chosen = {"action": "erase", "_selected_action": [demo["alice"].pk]}
+    asked = client.post("/admin/auth/user/", chosen)
+    assert asked.status_code == 200 and "cannot be undone" in asked.content.decode()
+    assert Turn.objects.filter(text=SAID).exists()
+    client.post("/admin/auth/user/", chosen | {"apply": "1"})
+    assert where_text_is("qx9") == []
+
+
+def io_sink():
+    import io
+
+    return io.StringIO()
