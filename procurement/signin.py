@@ -1,8 +1,11 @@
-"""Sign-in lockout (django-axes): the backend that counts failures, and what a locked-out
-account is told (AXES_LOCKOUT_CALLABLE): JSON for the API, a page for the browser; 429 either
+"""Sign-in lockout (django-axes): the backend that counts failures, the sign-in forms, and what
+a locked-out account is told (AXES_LOCKOUT_CALLABLE): JSON for the API, a page for the browser; 429 either
 way, with when to try again."""
 from axes.backends import AxesStandaloneBackend
+from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -27,3 +30,24 @@ class AxesBackend(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+class UsernameLengthChecked:
+    """Django's sign-in forms set the username's max_length without checking it; an endless
+    username would reach the lockout's own table (255 characters) and fail there. Checked here,
+    it is a wrong login like any other."""
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        if len(username) > self.fields["username"].max_length:
+            raise forms.ValidationError(self.error_messages["invalid_login"], code="invalid_login",
+                                        params={"username": self.username_field.verbose_name})
+        return username
+
+
+class SignInForm(UsernameLengthChecked, AuthenticationForm):
+    pass
+
+
+class AdminSignInForm(UsernameLengthChecked, AdminAuthenticationForm):
+    pass
