@@ -84,9 +84,9 @@ if DATABASE_URL:
     # database sees at most workers x threads connections. Celery's forked workers keep one each.
     if env_bool("DATABASE_POOL", False):
         DATABASES["default"]["CONN_MAX_AGE"] = 0
-        DATABASES["default"]["OPTIONS"] = {"pool": {
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1, "max_size": env_int("DATABASE_POOL_MAX_SIZE", 4),
-            "timeout": env_int("DATABASE_POOL_TIMEOUT", 10), "max_idle": 300}}
+            "timeout": env_int("DATABASE_POOL_TIMEOUT", 10), "max_idle": 300}
 else:
     DATABASES = {
         "default": {
