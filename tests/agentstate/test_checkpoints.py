@@ -118,10 +118,13 @@ def test_a_remembered_task_moves_in_one_statement_and_keeps_every_guarantee(
         moved = _move(task.pk, moved.version, data={"n": 2})
     assert moved.data == {"n": 2} and (moved.state, moved.version) == ("a", 3)
     # Another process moves the task: what this one remembers no longer holds, and nothing is written.
+    # (With its event: the database's change guard refuses a version without one, DESIGN §15.)
     Task.objects.filter(pk=task.pk).update(version=4, state="b")
+    TaskEvent.objects.create(task_id=task.pk, actor="another process", event="elsewhere", from_state="a",
+                             to_state="b", version=4)
     with pytest.raises(StaleVersion):
         _move(task.pk, 3, data={"n": 99})
-    assert TaskEvent.objects.filter(task_id=task.pk).count() == 3
+    assert TaskEvent.objects.filter(task_id=task.pk).count() == 4
     moved = _move(task.pk, 4, data={"n": 4})  # decided on a fresh read
     assert (moved.state, moved.version) == ("a", 5)
     # A lease taken meanwhile fences the remembered token off.
