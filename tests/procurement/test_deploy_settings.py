@@ -17,8 +17,13 @@ PRODUCTION = {"SECRET_KEY": secrets.token_urlsafe(50), "DEBUG": "false", "HTTPS"
               "ALLOWED_HOSTS": "procurement.example.com"}
 
 
+# Set by the browser tests' conftest for their live server; a production process never has it.
+TEST_ONLY = {"DJANGO_ALLOW_ASYNC_UNSAFE"}
+
+
 def run(code_or_args, env: dict) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in PRODUCTION and not k.startswith(("SECURE_", "HTTPS"))}
+    base = {k: v for k, v in os.environ.items()
+            if k not in PRODUCTION and k not in TEST_ONLY and not k.startswith(("SECURE_", "HTTPS"))}
     base["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
     return subprocess.run([sys.executable, *code_or_args], cwd=ROOT, env=base | env, capture_output=True, text=True,
                           timeout=120)
