@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from agentstate.models import Receipt, Task
+from agentstate.models import Receipt, Task, TaskEvent
 from procurement import erp, workflow
 from procurement.models import Department, PurchaseRequest, RequestLine
 from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
@@ -16,8 +16,11 @@ def requests_for(user, n: int, start: int = 0):
     """`n` requests waiting for approval, written straight into State (no steps to run)."""
     department = Department.objects.get(code="ENG")
     tasks = Task.objects.bulk_create(Task(kind=workflow.KIND, initiator=user, tenant="ENG",
-                                          state=workflow.AWAITING_APPROVAL, version=8, data={"revision": 1})
+                                          state=workflow.AWAITING_APPROVAL, version=1, data={"revision": 1})
                                      for _ in range(n))
+    # Every (task, version) has its event, as the database's change guard requires.
+    TaskEvent.objects.bulk_create(TaskEvent(task=task, actor=user.username, event="create", from_state="",
+                                            to_state=task.state, version=1) for task in tasks)
     requests = PurchaseRequest.objects.bulk_create(
         PurchaseRequest(task=task, department=department, requester=user, justification="QA",
                         number=f"REQ-2026-{start + i:05d}") for i, task in enumerate(tasks))
