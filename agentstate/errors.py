@@ -3,6 +3,8 @@
 
 class DomainError(Exception):
     http_status = 400
+    # A stable name for the refusal, which the app translates; "" for refusals read by their class.
+    code = ""
 
     def __init__(self, message: str, **extra):
         super().__init__(message)
@@ -35,3 +37,33 @@ class LeaseLost(Conflict):
 
 class GuardRefused(Conflict):
     """The table allows the event, but its guard says not now."""
+
+
+class CheckpointNotFound(NotFound):
+    """No checkpoint of that id (or version) belongs to this task."""
+    code = "checkpoint_not_found"
+
+
+class CheckpointRefused(Conflict):
+    """A checkpoint failed verification and was not used (checkpoints.checkpoint_load)."""
+    code = "checkpoint_refused"
+
+
+class CheckpointTampered(CheckpointRefused):
+    """A stored checkpoint text does not hash to its checksum, or says another version than its row."""
+    code = "checkpoint_tampered"
+
+
+class CheckpointForeignTenant(CheckpointRefused):
+    """The checkpoint, or the task, belongs to another tenant than the caller's."""
+    code = "checkpoint_foreign_tenant"
+
+
+class CheckpointChainBroken(CheckpointRefused):
+    """A delta checkpoint whose chain back to a full snapshot is incomplete."""
+    code = "checkpoint_chain_broken"
+
+
+class SchemaTooNew(Conflict):
+    """The data was written by a newer schema version than this code knows; nothing was changed."""
+    code = "schema_too_new"

@@ -1,8 +1,9 @@
 """A task kind declares its transition table as data, plus the hooks recovery calls."""
+import copy
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import IllegalTransition
+from .errors import IllegalTransition, SchemaTooNew
 
 RUNTIME = "runtime"      # the agent's workers and the recovery pass
 INITIATOR = "initiator"  # the person who started the task
@@ -53,6 +54,13 @@ class TaskKind:
     # may_view(user, task) and may_decide(user, approval) read authoritative records.
     may_view: Callable | None = None
     may_decide: Callable | None = None
+    # The shape of the task's JSON: new tasks are written at `schema_version`; upgrades[v] turns
+    # data of version v into v + 1. Tasks and checkpoints of older versions are upgraded on load.
+    schema_version: int = 1
+    upgrades: dict[int, Callable[[dict], dict]] = field(default_factory=dict)
+    # Fired by the runtime when recovery refuses a task's newest checkpoint (it failed
+    # verification), so that a person looks before anything runs; "" leaves the task where it is.
+    checkpoint_refused_event: str = ""
     _table: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):
@@ -61,6 +69,23 @@ class TaskKind:
             if key in self._table:
                 raise ValueError(f"{self.name}: ({t.source}, {t.event}) is declared twice")
             self._table[key] = t
+        missing = [v for v in range(1, self.schema_version) if v not in self.upgrades]
+        if missing:
+            raise ValueError(f"{self.name}: no upgrade from schema version(s) {missing} to the next")
+
+    def upgrade(self, data: dict, from_version: int, to_version: int | None = None) -> dict:
+        """`data` of schema `from_version` in the shape of `to_version` (default: this kind's current
+        one), as a copy, applying the upgrades oldest first."""
+        self.check_schema(from_version)
+        for version in range(from_version, self.schema_version if to_version is None else to_version):
+            data = self.upgrades[version](copy.deepcopy(data))
+        return data
+
+    def check_schema(self, version: int):
+        if version > self.schema_version:
+            raise SchemaTooNew(f"This {self.name} data was written by schema version {version}; this code "
+                               f"knows versions up to {self.schema_version}. Nothing was changed.",
+                               found=version, known=self.schema_version)
 
     @property
     def states(self) -> list[str]:

@@ -15,12 +15,11 @@ from django.utils import timezone
 
 from . import sql
 from .actors import Actor
+# The one way to read a checkpoint back: verified (checksum, tenant) and upgraded (DESIGN §13).
+from .checkpoints import checkpoint_latest, checkpoint_load  # noqa: F401
 from .errors import DomainError, GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
 from .kinds import get_kind
 from .models import Task
-
-SCHEMA_VERSION = 1
-
 
 FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpoints of a chain
 
@@ -32,7 +31,7 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
 
     task_kind = get_kind(kind)
     task = Task(kind=kind, initiator=initiator, tenant=tenant, state=task_kind.initial, step=step,
-                data=data or {}, schema_version=SCHEMA_VERSION,
+                data=data or {}, schema_version=task_kind.schema_version,
                 runnable=task_kind.initial in task_kind.runnable and bool(step))
     if subject is not None:
         task.subject = subject
@@ -138,17 +137,6 @@ def _checkpoint_fields(snapshot: dict, *, label, cursor, pending, refs, tenant, 
                       "tenant": tenant, "schema_version": schema_version})
     return {"label": label, "cursor": cursor, "tenant": tenant, "schema_version": schema_version, "body": body,
             "checksum": hashlib.sha256(body.encode()).hexdigest()}
-
-
-def checkpoint_latest(task_id):
-    """The task's newest checkpoint with its whole state (a delta chain merged onto its full
-    snapshot), read in one query without building ORM models; None if the task has none."""
-    return sql.read_checkpoint(task_id)
-
-
-def checkpoint_load(task_id, version: int):
-    """The checkpoint of `version` with its whole state, in one query; None if there is none."""
-    return sql.read_checkpoint(task_id, version=version)
 
 
 def checkpoint_is_intact(checkpoint) -> bool:

@@ -4,7 +4,9 @@
 2. Runnable tasks nobody picked up for a while are handed back to their kind.
 3. Receipts left `sent` or `unknown` are settled by looking their key up.
 4. Approvals past their deadline expire.
-Each recovery is a TaskEvent, so a person can see why a task moved again.
+Each recovery is a TaskEvent, so a person can see why a task moved again. A task is handed
+back only after its newest checkpoint verifies (checkpoints.checkpoint_latest); one that fails
+stays unrun, with the refusal on its record, and goes to its kind's review state if it has one.
 """
 import logging
 from dataclasses import dataclass, field
@@ -14,10 +16,13 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from .actors import Actor
 from .approvals import approvals_expire
+from .checkpoints import checkpoint_latest
+from .errors import CheckpointNotFound, CheckpointRefused, DomainError, SchemaTooNew
 from .kinds import get_kind
 from .leases import lease_reclaim_expired, leases_expired
-from .machine import runnable_tasks
+from .machine import fire, runnable_tasks
 from .models import Receipt, Task, TaskEvent
 from .receipts import receipt_reconcile, receipts_open
 
@@ -30,10 +35,12 @@ class RecoveryReport:
     tasks_resumed: list = field(default_factory=list)
     receipts_settled: list = field(default_factory=list)
     approvals_expired: list = field(default_factory=list)
+    checkpoints_refused: list = field(default_factory=list)
 
     def __str__(self):
         return (f"leases reclaimed: {len(self.leases_reclaimed)}, tasks resumed: {len(self.tasks_resumed)}, "
-                f"receipts settled: {len(self.receipts_settled)}, approvals expired: {len(self.approvals_expired)}")
+                f"receipts settled: {len(self.receipts_settled)}, approvals expired: {len(self.approvals_expired)}, "
+                f"checkpoints refused: {len(self.checkpoints_refused)}")
 
 
 def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: int | None = None) -> RecoveryReport:
@@ -61,7 +68,7 @@ def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: in
 
 def _resume(task: Task, report: RecoveryReport):
     kind = get_kind(task.kind)
-    if task.state in kind.runnable and kind.on_runnable is not None:
+    if task.state in kind.runnable and kind.on_runnable is not None and _checkpoint_verifies(task, kind, report):
         kind.on_runnable(str(task.pk))
         report.tasks_resumed.append(task.pk)
     # Touch it, so the next pass does not hand it out again before a worker had its chance.
@@ -89,3 +96,26 @@ def _settle_receipts(grace: int, report: RecoveryReport):
 def _note(task: Task, event: str, reason: str):
     TaskEvent.objects.create(task_id=task.pk, actor="recovery", event=event, from_state=task.state,
                              to_state=task.state, version=task.version, reason=reason)
+
+
+def _checkpoint_verifies(task: Task, kind, report: RecoveryReport) -> bool:
+    """Resume continues from the newest checkpoint: it must be the task's own, intact and of a
+    schema this code knows. A refusal is already an event (checkpoint_load); the task then goes
+    where a person looks, if its kind says where, and is not handed to a worker."""
+    try:
+        checkpoint_latest(task, tenant=task.tenant, actor=Actor.runtime("recovery"))
+        return True
+    except CheckpointNotFound:
+        return True  # a task whose transitions write no checkpoints resumes from its row
+    except (CheckpointRefused, SchemaTooNew) as refused:
+        log.warning("task %s: not resumed: %s", task.pk, refused)
+        if isinstance(refused, SchemaTooNew):
+            _note(task, "recovery.schema_too_new", str(refused))
+        report.checkpoints_refused.append(task.pk)
+        if kind.checkpoint_refused_event:
+            try:
+                fire(task.pk, kind.checkpoint_refused_event, actor=Actor.runtime("recovery"),
+                     expected_version=task.version, reason=f"not resumed: {refused}")
+            except DomainError as exc:
+                log.warning("task %s: could not hand it to a person: %s", task.pk, exc)
+        return False

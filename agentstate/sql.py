@@ -289,6 +289,7 @@ _CP_CHAIN = f"""
 WITH target AS (
     SELECT version, depth FROM {_C}
      WHERE task_id = %(task_id)s AND (CAST(%(version)s AS integer) IS NULL OR version = CAST(%(version)s AS integer))
+           AND (CAST(%(id)s AS bigint) IS NULL OR id = CAST(%(id)s AS bigint))
      ORDER BY version DESC LIMIT 1
 )
 SELECT {', '.join('c.' + c for c in _CP_COLUMNS)} FROM {_C} c, target
@@ -305,12 +306,16 @@ class BrokenChain(Exception):
 
 
 def read_checkpoint(task_id, version: int | None = None) -> CheckpointRecord | None:
+    links = read_checkpoint_links(task_id, version=version)
+    return build_record(links) if links else None
+
+
+def read_checkpoint_links(task_id, *, version: int | None = None, checkpoint_id: int | None = None) -> list[dict]:
+    """The stored rows of the task's newest checkpoint (or the one of `version` or `checkpoint_id`)
+    and of the chain back to its full snapshot, oldest first, as they are: nothing is verified here."""
     with _cursor() as cursor:
-        cursor.execute(_CP_CHAIN, {"task_id": _pk(task_id), "version": version})
-        rows = cursor.fetchall()
-    if not rows:
-        return None
-    return build_record([dict(zip(_CP_COLUMNS, row)) for row in rows])
+        cursor.execute(_CP_CHAIN, {"task_id": _pk(task_id), "version": version, "id": checkpoint_id})
+        return [dict(zip(_CP_COLUMNS, row)) for row in cursor.fetchall()]
 
 
 def build_record(links: list[dict]) -> CheckpointRecord:

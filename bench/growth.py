@@ -119,7 +119,7 @@ def time_fire(user, moves=200) -> dict:
                        expected_version=version, data={"n": i}).version
         took.append(time.perf_counter() - started)
         started = time.perf_counter()
-        checkpoint_latest(task.pk)
+        checkpoint_latest(task, tenant="BENCH")
         latest.append(time.perf_counter() - started)
     return {"fire_p50_ms": round(pct(took, 50) * 1000, 2), "fire_p95_ms": round(pct(took, 95) * 1000, 2),
             "latest_p50_ms": round(pct(latest, 50) * 1000, 2), "latest_p95_ms": round(pct(latest, 95) * 1000, 2),
@@ -202,7 +202,7 @@ def run(args):
                 "now": django.utils.timezone.now(), "cp_tenant": "BENCH", "cp_schema_version": 1, "cp_label": "e",
                 "cp_cursor": "", "cp_depth": 0, "cp_pending": "[]", "cp_external_refs": "[]", "cp_delta": None},
                 rollback=True),
-            "checkpoint_latest": explain(sql._CP_CHAIN, {"task_id": pk, "version": None}),
+            "checkpoint_latest": explain(sql._CP_CHAIN, {"task_id": pk, "version": None, "id": None}),
         }
         page_figures = {}
         for label, user, url in pages:

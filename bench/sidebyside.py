@@ -73,7 +73,7 @@ def measure_agentstate(task_id, version, i):
     started = time.perf_counter()
     task = fire(task_id, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
                 data={"n": i})
-    checkpoint = checkpoint_latest(task_id)
+    checkpoint = checkpoint_latest(task, tenant=task.tenant)
     elapsed = time.perf_counter() - started
     assert checkpoint.version == task.version and checkpoint.snapshot["data"]["n"] == i
     return elapsed, task.version
@@ -128,7 +128,7 @@ def side_by_side(user, saver, iterations: int, mode: str) -> list[dict]:
                 elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
                 theirs.append(elapsed)
         ours, theirs = ours[10:], theirs[10:]
-        assert checkpoint_is_intact(checkpoint_latest(task.pk))
+        assert checkpoint_is_intact(checkpoint_latest(task, tenant=task.tenant))
         row = {"mode": mode, "size_kb": kb, "state_bytes": len(json.dumps(state)), "agentstate": summary(ours),
                "langgraph": summary(theirs)}
         row["ratio_p50"] = round(row["langgraph"]["p50_ms"] / row["agentstate"]["p50_ms"], 2)

@@ -85,6 +85,27 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"runnable but idle; handed back to a worker", pgettext_lazy("agent sentence", "idle too long; picked up again")),
     (r"(?P<operation>[\w.]+) (?P<before>\w+) → (?P<after>\w+)",
      pgettext_lazy("agent sentence", "%(operation)s: %(before)s → %(after)s")),
+    # agentstate.checkpoints and the recovery pass: a checkpoint that failed verification
+    (r"not resumed: Checkpoint v(?P<version>\d+) .*",
+     pgettext_lazy("agent sentence", "not picked up again: the saved state of version %(version)s failed "
+                   "verification and was not used")),
+    (r"not resumed: This \w+ data was written by schema version (?P<found>\d+); .*",
+     pgettext_lazy("agent sentence", "not picked up again: it was saved by a newer version of the app "
+                   "(data format %(found)s)")),
+    (r"Checkpoint v(?P<version>\d+) (?:does not match its checksum|says another version, tenant or schema than "
+     r"its row).*",
+     pgettext_lazy("refusal", "The saved state of version %(version)s was changed after it was written; it was not "
+                   "used.")),
+    (r"Checkpoint v(?P<version>\d+) (?:belongs to tenant|was asked for by tenant).*",
+     pgettext_lazy("refusal", "The saved state of version %(version)s belongs to another department; it was not "
+                   "used.")),
+    (r"Checkpoint v(?P<version>\d+) is a delta whose chain back to a full snapshot is incomplete.*",
+     pgettext_lazy("refusal", "The saved state of version %(version)s is incomplete; it was not used.")),
+    (r"This task has no checkpoint .*", pgettext_lazy("refusal", "This request has no such saved state.")),
+    (r"This \w+ data was written by schema version (?P<found>\d+); this code knows versions up to (?P<known>\d+)\. "
+     r"Nothing was changed\.",
+     pgettext_lazy("refusal", "This was saved by a newer version of the app (data format %(found)s; this one reads "
+                   "up to %(known)s). Nothing was changed.")),
     # refusals people meet on the pages (agentstate.approvals, procurement.services, the views)
     (r"A comment is required to (?P<decision>\w+)\.", pgettext_lazy("refusal", "A comment is required to %(decision)s.")),
     (r"Unknown decision .*", pgettext_lazy("refusal", "Choose approve, reject or return.")),
@@ -194,12 +215,26 @@ GENERIC_REFUSALS = {  # for a refusal nobody listed: what kind of refusal it is,
 }
 
 
+CODED_REFUSALS = {  # agentstate errors with a code, when their sentence is not listed above
+    "checkpoint_not_found": pgettext_lazy("refusal", "This request has no such saved state."),
+    "checkpoint_tampered": pgettext_lazy("refusal", "A saved state of this request was changed after it was "
+                                                    "written; it was not used."),
+    "checkpoint_foreign_tenant": pgettext_lazy("refusal", "That saved state belongs to another department; it "
+                                                          "was not used."),
+    "checkpoint_chain_broken": pgettext_lazy("refusal", "A saved state of this request is incomplete; it was not "
+                                                        "used."),
+    "schema_too_new": pgettext_lazy("refusal", "This was saved by a newer version of the app. Nothing was changed."),
+}
+
+
 def refusal(exc: DomainError) -> str:
     """A refusal (DomainError) as the person who met it reads it: a listed sentence in their
-    language; else what kind of refusal it is, never an event or state code."""
+    language; else its code's sentence; else what kind of refusal it is, never an event or state code."""
     found = translate(str(exc))
     if found is not None:
         return found
+    if getattr(exc, "code", "") in CODED_REFUSALS:
+        return str(CODED_REFUSALS[exc.code])
     for kind, words in GENERIC_REFUSALS.items():
         if isinstance(exc, kind):
             state = labels.state_label(exc.extra.get("state") or "")

@@ -39,6 +39,8 @@ TRANSITIONS = [
     T(SUBMITTED, "fail", NEEDS_REVIEW, (RUNTIME,)),
     # A step failed AGENT_MAX_ATTEMPTS times in a row (a compensation too): a person must look.
     *[T(state, "give_up", NEEDS_REVIEW, (RUNTIME,)) for state in RUNNABLE],
+    # Recovery refused the task's newest checkpoint (tampered, another tenant's, an unknown schema).
+    *[T(state, "checkpoint_refused", NEEDS_REVIEW, (RUNTIME,)) for state in RUNNABLE],
     # A doubtful receipt settled by recovery: the task goes on from where the doubt arose.
     T(NEEDS_REVIEW, "resume", PROCESSING, (RUNTIME,)),
     # The work queue (DESIGN §14), each with who and why. The ERP verified what was in doubt
@@ -63,4 +65,5 @@ def build_kind(**hooks) -> TaskKind:
     return TaskKind(
         name=KIND, initial=DRAFT, transitions=TRANSITIONS, terminal=TERMINAL,
         runnable=frozenset(RUNNABLE),
-        unknown_outcome_event="outcome_unknown", approval_expired_event="expire", **hooks)
+        unknown_outcome_event="outcome_unknown", approval_expired_event="expire",
+        checkpoint_refused_event="checkpoint_refused", **hooks)

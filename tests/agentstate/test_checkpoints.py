@@ -10,7 +10,7 @@ from django.db import connection
 from agentstate import machine, sql
 from agentstate.actors import Actor
 from agentstate.approvals import approval_open
-from agentstate.errors import LeaseLost, StaleVersion
+from agentstate.errors import CheckpointTampered, LeaseLost, StaleVersion
 from agentstate.kinds import RUNTIME, TaskKind, Transition, register
 from agentstate.leases import lease_claim
 from agentstate.machine import checkpoint_is_intact, checkpoint_latest, checkpoints_prune, fire, task_create
@@ -43,7 +43,7 @@ def test_checkpoint_latest_returns_exactly_what_fire_wrote_as_a_whole_snapshot(a
     task = task_create(kind="cp_test", initiator=alice, tenant="T1", data={"a": 1}, step="first")
     moved = _move(task.pk, 1, data={"b": [1, "two"]}, step="second", pending=[{"op": "erp"}], refs=[{"po": "PO-1"}])
     with django_assert_num_queries(1):
-        latest = checkpoint_latest(task.pk)
+        latest = checkpoint_latest(task, tenant="T1")
     row = Task.objects.get(pk=task.pk)
     assert latest.snapshot == {"state": "b", "version": 2, "step": "second", "data": {"a": 1, "b": [1, "two"]}}
     assert (latest.version, latest.cursor, latest.pending, latest.external_refs) == (2, "second", [{"op": "erp"}],
@@ -63,12 +63,12 @@ def test_a_large_state_is_stored_once_and_checkpoint_latest_merges_the_deltas(al
     assert [c.depth for c in stored] == [0, 1, 2, 3]
     # A delta holds the key that moved, not the state.
     assert stored[-1].content["snapshot"]["delta"] == {"n": 3} and state["lines"][0] not in stored[-1].body
-    latest = checkpoint_latest(task.pk)
+    latest = checkpoint_latest(task, tenant="T1")
     assert latest.snapshot["data"] == Task.objects.get(pk=task.pk).data == {**state, "n": 3}
     assert (latest.version, latest.depth, latest.external_refs) == (4, 3, [{"step": 3}])
     assert checkpoint_is_intact(latest) and all(checkpoint_is_intact(c) for c in stored)
     # Any version loads whole, and the ORM row of a delta shows the whole state too.
-    assert machine.checkpoint_load(task.pk, 2).snapshot["data"] == {**state, "n": 1} == stored[1].snapshot["data"]
+    assert machine.checkpoint_load(task, tenant="T1", version=2).snapshot["data"] == {**state, "n": 1} == stored[1].snapshot["data"]
 
 
 @pytest.mark.django_db
@@ -78,7 +78,9 @@ def test_a_tampered_link_of_a_delta_chain_fails_the_check(alice):
     _move(task.pk, 2, data={"n": 2})
     link = _stored(task.pk)[1]
     Checkpoint.objects.filter(pk=link.pk).update(body=link.body.replace('"n": 1', '"n": 7'))
-    assert not checkpoint_is_intact(checkpoint_latest(task.pk))
+    assert not checkpoint_is_intact(Checkpoint.objects.get(pk=link.pk))
+    with pytest.raises(CheckpointTampered):  # and loading refuses it (tests/agentstate/test_checkpoint_load.py)
+        checkpoint_latest(task, tenant="T1")
 
 
 @pytest.mark.django_db
@@ -92,7 +94,7 @@ def test_after_pruning_the_delta_chain_still_loads_the_whole_state(alice, monkey
     assert [c.depth for c in _stored(task.pk)] == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]
     assert checkpoints_prune(task.pk) == 8
     assert [(c.version, c.depth) for c in _stored(task.pk)] == [(9, 0), (10, 1), (11, 2)]
-    latest = checkpoint_latest(task.pk)
+    latest = checkpoint_latest(task, tenant="T1")
     assert latest.snapshot["data"] == {**state, "n": 10} and checkpoint_is_intact(latest)
     # Events are never pruned.
     assert TaskEvent.objects.filter(task_id=task.pk).count() == 11
@@ -104,7 +106,7 @@ def test_a_move_after_a_checkpointless_one_writes_a_whole_snapshot(alice, make_t
     fire(task.pk, "ask", actor=Actor.runtime(), data={"n": 1})  # the sample kind's ask has no checkpoint
     fire(task.pk, "answer", actor=task.initiator)
     assert _stored(task.pk)[-1].depth == 0
-    assert checkpoint_latest(task.pk).snapshot["data"]["n"] == 1
+    assert checkpoint_latest(task, tenant="T1").snapshot["data"]["n"] == 1
 
 
 @pytest.mark.django_db
@@ -164,6 +166,6 @@ def test_a_move_declared_not_durable_relaxes_only_its_own_commit(alice):
     with connection.cursor() as cursor:
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone()[0] == "on"
-    assert (Task.objects.get(pk=task.pk).version, checkpoint_latest(task.pk).version) == (3, 3)
+    assert (Task.objects.get(pk=task.pk).version, checkpoint_latest(task, tenant="T1").version) == (3, 3)
     assert sql.PG_MOVES[True, True, False].count("set_config('synchronous_commit', 'off', true)") == 1
     assert "synchronous_commit" not in sql.PG_MOVES[True, True, True]

@@ -105,3 +105,19 @@ def test_chat_refusals_name_fields_and_states_in_words(zh):
 ])
 def test_the_work_queues_sentences_read_in_zh_hant(zh, written, read):
     assert sentences.readable(written) == read
+
+
+def test_a_refused_checkpoint_reads_in_chinese_by_its_sentence_or_its_code(zh):
+    from agentstate.errors import CheckpointForeignTenant, CheckpointTampered, SchemaTooNew
+
+    tampered = CheckpointTampered("Checkpoint v5 does not match its checksum: its stored text was changed after it "
+                                  "was written; it was not used.")
+    assert sentences.refusal(tampered) == "第 5 版儲存的狀態在寫入後遭到更改，未被採用。"
+    assert sentences.refusal(CheckpointForeignTenant("worded elsewhere")) == "那份儲存的狀態屬於其他部門，未被採用。"
+    too_new = SchemaTooNew("This purchase data was written by schema version 3; this code knows versions up to 2. "
+                           "Nothing was changed.")
+    assert "資料格式 3" in sentences.refusal(too_new) and "Nothing" not in sentences.refusal(too_new)
+    why = event("not resumed: Checkpoint v5 does not match its checksum: its stored text was changed after it was "
+                "written; it was not used.", actor="recovery")
+    assert sentences.event_reason(why) == "未接續處理：第 5 版儲存的狀態未通過驗證，未被採用"
+    assert labels.event_label("checkpoint_refused") == "已暫停：儲存的狀態未通過驗證"
