@@ -20,6 +20,7 @@ from .checkpoints import checkpoint_latest, checkpoint_load  # noqa: F401
 from .errors import DomainError, GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
 from .kinds import get_kind
 from .models import Task
+from .upgrades import task_upgrade
 
 FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpoints of a chain
 
@@ -77,6 +78,8 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
         raise StaleVersion(f"Expected version {expected_version}, found {task.version} (state {task.state!r}).",
                            current_version=task.version)
     kind = get_kind(task.kind)
+    if task.schema_version != kind.schema_version:
+        task = _read(task_upgrade(task).pk)  # an older shape is upgraded first; a newer one is refused
     transition = kind.transition(task.state, event)
     if not actor.may(transition.allowed, task):
         raise NotPermitted(f"{actor.name} may not fire {event!r} on this task; allowed: "

@@ -106,6 +106,7 @@ EVENT_LABELS = {
     "give_up": pgettext_lazy("request event", "Handed to a person after repeated failures"),
     "checkpoint_refused": pgettext_lazy("request event", "Stopped: its saved state failed verification"),
     "checkpoint.refused": pgettext_lazy("request event", "A saved state was refused: it failed verification"),
+    "schema.upgraded": pgettext_lazy("request event", "Saved data brought up to date"),
     "recovery.schema_too_new": pgettext_lazy("request event", "Not picked up: saved by a newer version of the app"),
     "reconcile": pgettext_lazy("request event", "ERP checked again by a person"),
     "record_outcome": pgettext_lazy("request event", "ERP outcome recorded by a person"),

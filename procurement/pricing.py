@@ -9,6 +9,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 TAX_RATE = Decimal("0.05")
+CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
 CENT = Decimal("0.01")
 DOLLAR = Decimal("1")
 
@@ -92,11 +93,14 @@ class Award:
     comparison: list[dict] = field(default_factory=list)
     unquoted: list[str] = field(default_factory=list)
     question: str = ""
+    currency: str = CURRENCY
 
     def as_json(self) -> dict:
+        """The award as a purchase task stores it (schema 2 of procurement.workflow: with its currency)."""
         money = {k: None if v is None else str(v) for k, v in
                  {"subtotal": self.subtotal, "tax": self.tax, "total": self.total}.items()}
         return {"supplier": self.supplier, "lines": [line.as_json() for line in self.lines], **money,
+                "currency": self.currency,
                 "lead_time_days": self.lead_time_days, "comparison": self.comparison,
                 "unquoted": self.unquoted, "question": self.question}
 
@@ -129,7 +133,7 @@ def _offers(quotes, wanted: set, today: date) -> list[_Offer]:
     offers: dict[str, _Offer] = {}
     for quote in quotes:
         item = _get(quote, "item")
-        if item not in wanted or _get(quote, "currency", "TWD") != "TWD":
+        if item not in wanted or _get(quote, "currency", CURRENCY) != CURRENCY:
             continue
         offer = offers.setdefault(_supplier_name(quote), _Offer(_supplier_name(quote)))
         valid_until = _get(quote, "valid_until")

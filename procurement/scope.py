@@ -13,7 +13,7 @@ def requisition_request(task: Task, request: PurchaseRequest) -> dict:
     award = task.data["award"]
     return {
         "external_ref": str(task.pk), "department": request.department.code,
-        "requester": request.requester.username, "supplier": award["supplier"], "currency": "TWD",
+        "requester": request.requester.username, "supplier": award["supplier"], "currency": award["currency"],
         "total": award["total"],
         "lines": [{"description": line["description"], "quantity": line["quantity"],
                    "unit_price": line["unit_price"]} for line in award["lines"]],
@@ -33,7 +33,7 @@ def approval_scope(task: Task, request: PurchaseRequest) -> dict:
         "erp_requisition": task.data["requisition"]["id"],
         "supplier": {"name": supplier.name, "tax_id": supplier.tax_id, "email": supplier.email},
         "lines": lines, "summary": summary,
-        "subtotal": award["subtotal"], "tax": award["tax"], "total": award["total"], "currency": "TWD",
+        "subtotal": award["subtotal"], "tax": award["tax"], "total": award["total"], "currency": award["currency"],
         "department": department.code, "cost_centre": department.cost_centre,
         "emails": [supplier.email] if supplier.email else [],
         "budget_left_after": str(department.budget_total - department.budget_reserved),

@@ -12,6 +12,7 @@ from agentstate.errors import Conflict
 from agentstate.leases import lease_claim, lease_release
 from agentstate.models import Task
 from agentstate.recovery import recovery_pass
+from agentstate.upgrades import task_upgrade
 
 from . import queueing, retries, steps
 from .faults import crash_point
@@ -34,7 +35,8 @@ def advance(task_id: str, busy: int = 0):
         return "busy"
     failures, error = 0, ""
     try:
-        task = Task.objects.get(pk=task_id)
+        # A task written by an older schema is brought to the current shape before a step reads it.
+        task = task_upgrade(Task.objects.get(pk=task_id))
         if not task.runnable:
             return "idle"
         crash_point("holding_lease")

@@ -61,9 +61,28 @@ TRANSITIONS = [
 ]
 
 
+# The shape of a purchase task's `data` (DESIGN §4), and how each older shape is brought up to date.
+#   1: the award's money as decimal strings, its currency implied (every reader assumed TWD).
+#   2: the award names its `currency`, the currency of the quotes it was priced from, and the ERP
+#      requisition and the approval scope carry that currency instead of assuming one.
+SCHEMA_VERSION = 2
+DEFAULT_CURRENCY = "TWD"  # the only currency schema 1 could have priced in (pricing skips other quotes)
+
+
+def _award_names_its_currency(data: dict) -> dict:
+    """Schema 1 → 2."""
+    award = data.get("award")
+    if isinstance(award, dict):
+        award.setdefault("currency", DEFAULT_CURRENCY)
+    return data
+
+
+UPGRADES = {1: _award_names_its_currency}
+
+
 def build_kind(**hooks) -> TaskKind:
     return TaskKind(
         name=KIND, initial=DRAFT, transitions=TRANSITIONS, terminal=TERMINAL,
         runnable=frozenset(RUNNABLE),
         unknown_outcome_event="outcome_unknown", approval_expired_event="expire",
-        checkpoint_refused_event="checkpoint_refused", **hooks)
+        checkpoint_refused_event="checkpoint_refused", schema_version=SCHEMA_VERSION, upgrades=UPGRADES, **hooks)
