@@ -9,16 +9,16 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import access, queueing, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
+        from . import queueing, selectors, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
 
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),
             on_receipt_resolved=steps.receipt_resolved,
-            may_view=access.may_view,
-            may_decide=access.may_decide,
+            may_view=selectors.may_view,
+            may_decide=selectors.may_decide,
         ))
-        from .memory_policy import register as register_memory_policy
+        from .selectors.memory import register as register_memory_policy
 
         register_memory_policy()
         from . import deploy  # noqa: F401  (registers the deployment checks)

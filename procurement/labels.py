@@ -166,7 +166,7 @@ def deletion_words(report, *, done: bool = False) -> str:
     return gettext("It also removes %(what)s.") % {"what": what}
 
 
-# Approval routes (procurement.access.approval_route's `rule`).
+# Approval routes (procurement.selectors.approval_route's `rule`).
 RULE_LABELS = {
     "manager": pgettext_lazy("approval rule", "the manager"),
     "director": pgettext_lazy("approval rule", "the director"),

@@ -16,17 +16,16 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from agentstate.actors import Actor
-from agentstate.errors import Conflict, DomainError, NotPermitted, StaleVersion
+from agentstate.errors import Conflict, DomainError, StaleVersion
 from agentstate.external import Indeterminate, Outcome
 from agentstate.machine import fire
 from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record
 
 from . import erp, settling, steps, workflow
-from .access import may_review
 from .labels import state_label
 from .queueing import enqueue_advance, notify_on_commit
-from .services import task_for
+from .selectors.queue import review_task_for
 
 MAX_REASON = 1000
 MAX_EXTERNAL_ID = 120
@@ -90,7 +89,7 @@ def review_retry(*, user, task_id, expected_version: int, reason: str) -> tuple[
 
 
 def review_cancel_preview(*, user, task_id) -> tuple[Task, dict]:
-    task = _may_act(user, task_id)
+    task = review_task_for(user=user, task_id=task_id)
     return task, settling.cancel_preview(task)
 
 
@@ -102,22 +101,8 @@ def review_cancel(*, user, task_id, expected_version: int, reason: str) -> tuple
 
 # -- the checks every action makes ------------------------------------------------------
 
-def review_task_for(*, user, task_id) -> Task:
-    """The task, if `user` may act on it from the work queue: 404 if they may not see it, 403 if
-    they may see it but not act."""
-    return _may_act(user, task_id)
-
-
-def _may_act(user, task_id) -> Task:
-    task = task_for(user, task_id)  # 404 for anyone who may not see it
-    if not may_review(user, task):
-        raise NotPermitted(_("Only an admin or a manager of %(department)s may act on a request in review.")
-                           % {"department": task.tenant})
-    return task
-
-
 def _reviewable(user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
-    task = _may_act(user, task_id)
+    task = review_task_for(user=user, task_id=task_id)
     reason = (reason or "").strip()
     if not reason or len(reason) > MAX_REASON:
         raise DomainError(_("Say why (at most %(n)d characters): the reason is kept in the request's history.")

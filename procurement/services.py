@@ -4,16 +4,15 @@ from decimal import Decimal
 from django.db import transaction
 
 from agentstate.approvals import approval_decide as engine_decide
-from agentstate.errors import DomainError, NotFound
-from agentstate.ids import is_uuid
+from agentstate.errors import DomainError
 from agentstate.machine import fire, task_create
 from agentstate.models import Approval, Task
 
 from . import workflow
-from .access import may_view
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
+from .selectors.tasks import task_for
 from .settling import cancel_settled
 
 
@@ -111,14 +110,6 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
         enqueue_advance(approval.task_id)
         notify_on_commit(approval.task_id)
     return approval
-
-
-def task_for(user, task_id) -> Task:
-    """The task, if `user` may see it; otherwise 404, so ids cannot be probed."""
-    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
-    if task is None or not may_view(user, task):
-        raise NotFound("No such task.")
-    return task
 
 
 def _write_lines(request: PurchaseRequest, lines: list[dict]):

@@ -22,7 +22,7 @@ from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 
 from . import erp
-from .access import approval_route
+from .selectors.approvals import approval_route
 from .budget import BudgetExhausted, budget_release, budget_reserve
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote

@@ -3,7 +3,7 @@ from agentstate.kinds import APPROVER, INITIATOR, RUNTIME, TaskKind, Transition
 
 KIND = "purchase"
 REVIEW = "agentstate.change_task"  # a person who may look at a task in review (admins)
-# Admins and the department's managers acting from the work queue, checked by access.may_review.
+# Admins and the department's managers acting from the work queue, checked by selectors.may_review.
 REVIEWER = "reviewer"
 REVIEW_BY = (REVIEW, REVIEWER)
 

@@ -1,6 +1,4 @@
 """`POST /api/v1/sessions/{id}/messages/` `{"text"}`: one chat turn (DESIGN §10)."""
-import uuid
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -8,9 +6,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentstate.errors import NotFound
-from agentstate.models import Session
-
+from .. import selectors
 from ..chat.runtime import chat_turn
 
 MessageIn = inline_serializer("ChatMessageIn", {"text": serializers.CharField()})
@@ -28,7 +24,7 @@ class SessionMessageView(APIView):
     @extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)], request=MessageIn,
                    responses={201: MessageOut})
     def post(self, request, pk):
-        session = _session(pk)
+        session = selectors.session_to_write(request.user, pk)
         text = request.data.get("text") if isinstance(request.data, dict) else None
         # chat_turn checks the owner (404 otherwise) before it reads the text (400 if empty or too long).
         result = chat_turn(session=session, user=request.user, text=text)
@@ -37,9 +33,3 @@ class SessionMessageView(APIView):
                 "task": None if task is None else {"id": str(task.pk), "state": task.state, "version": task.version}}
         return Response(body, status=status.HTTP_201_CREATED)
 
-
-def _session(pk) -> Session:
-    try:
-        return Session.objects.select_related("task").get(pk=uuid.UUID(str(pk)))
-    except (ValueError, Session.DoesNotExist):
-        raise NotFound("No such session.") from None

@@ -12,10 +12,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from agentstate.memory import selectors
 from agentstate.memory.deletion import memory_delete, memory_delete_preview
 from agentstate.memory.models import MemoryEntry, MemoryVersion
 from agentstate.memory.services import memory_confirm, memory_correct, memory_submit
+
+from ..selectors import memory as selectors
 
 
 def status_field(choices) -> serializers.CharField:

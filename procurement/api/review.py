@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from agentstate.errors import NotFound
 
-from .. import review, selectors, services
+from .. import review, selectors
 from .serializers import StrictIntegerField
 from .views import ApiView, task_body
 
@@ -78,7 +78,7 @@ class ReviewActionView(ApiView):
         if action not in ACTIONS:
             raise NotFound(f"No action {action!r}; the actions are: {', '.join(ACTIONS)}.")
         data = self.parsed(ReviewActionSerializer, request.data)
-        version = data.get("version") or services.task_for(request.user, pk).version
+        version = data.get("version") or selectors.task_for(request.user, pk).version
         kwargs = {"external_id": data.get("external_id", "")} if action == "record-outcome" else {}
         task, outcome = ACTIONS[action](user=request.user, task_id=pk, expected_version=version,
                                         reason=data["reason"], **kwargs)

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from agentstate.approvals import DECISIONS
 from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
+from .. import selectors
 from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
 from ..requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
@@ -67,7 +68,7 @@ class TaskCreateSerializer(serializers.Serializer):
     def validate_session(self, value):
         if value is None:
             return None
-        session = Session.objects.filter(pk=value, owner=self.context["request"].user, locked=False).first()
+        session = selectors.own_open_session(self.context["request"].user, value)
         if session is None:
             raise serializers.ValidationError("No such session of yours.")
         return session

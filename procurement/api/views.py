@@ -11,10 +11,9 @@ from rest_framework.response import Response
 
 from agentstate.models import Session
 
-from .. import services
+from .. import selectors, services
 from ..language import language_of
 from ..requests import request_now, requests_of
-from . import selectors
 from .serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,

@@ -10,7 +10,7 @@ from agentstate.errors import Conflict, DomainError, NotFound, StaleVersion
 from agentstate.kinds import get_kind
 from agentstate.models import Receipt, Session, Task, TaskEvent, Turn
 
-from .. import erp, services, workflow
+from .. import erp, selectors, services, workflow
 from ..models import Department, PurchaseRequest
 from ..pricing import match_item
 from . import draft as drafts
@@ -245,7 +245,7 @@ def submit(job: Job) -> Outcome:
 
 
 def attach(job: Job) -> Outcome:
-    task = services.task_for(job.user, job.action.task_id)
+    task = selectors.task_for(job.user, job.action.task_id)
     _own(job, task)  # a manager may see it, but only its requester continues it
     if task.state in workflow.TERMINAL:
         raise Conflict(f"That request is already {task.state}; it cannot be continued")
@@ -352,7 +352,7 @@ def _current(job: Job) -> Task:
 
 
 def _own(job: Job, task: Task):
-    if task.initiator_id != job.user.pk:
+    if not selectors.is_requester(job.user, task):
         raise NotFound("No such task.")
 
 

@@ -17,6 +17,7 @@ from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 
 from ..limits import MAX_CHAT_CHARS
+from ..selectors.sessions import may_post
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
 from .dispose import Job, Outcome, dispose
@@ -83,8 +84,7 @@ def _conversation_language(session: Session) -> str:
 
 
 def _check_may_post(session: Session, user):
-    # Someone else's session, or one locked when its owner left, does not exist for the caller.
-    if session.owner_id != user.pk or (session.locked and not user.is_superuser) or not user.is_active:
+    if not may_post(user, session):
         raise NotFound("No such session.")
 
 

@@ -77,7 +77,7 @@ def approval_context(user, approval) -> dict:
         "decided": approval if approval.status in DECIDED else None,
         "po_number": (task.data.get("purchase_order") or {}).get("id", ""),
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
-        "may_decide": approval.status == "pending" and approval.approvers.filter(pk=user.pk).exists(),
+        "may_decide": selectors.on_route(user, approval),
         "form": DecisionForm(),
     }
 

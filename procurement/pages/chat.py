@@ -4,7 +4,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from agentstate.errors import DomainError
+from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
 from .. import selectors
@@ -13,15 +13,15 @@ from .tasks import task_context
 
 
 def _session(user, session_id) -> Session:
-    session = Session.objects.filter(pk=session_id, owner=user).select_related("task").first()
-    if session is None or (session.locked and not user.is_superuser):
-        raise Http404("No such session.")
-    return session
+    try:
+        return selectors.session_to_write(user, session_id)
+    except NotFound:
+        raise Http404("No such session.") from None
 
 
 @login_required
 def sessions(request):
-    mine = Session.objects.filter(owner=request.user, locked=False).select_related("task")[:100]
+    mine = selectors.sessions_of(request.user)[:100]
     return render(request, "procurement/sessions.html", {"sessions": mine})
 
 
@@ -65,6 +65,6 @@ def _context(user, session: Session, new_from: int = 0) -> dict:
     context = {"session": session, "turns": turns, "new_turns": turns[new_from:]}
     if session.task_id:
         task = selectors.task_timeline(session.task)
-        if task.initiator_id == user.pk or user.is_superuser:
+        if selectors.shows_beside_chat(user, task):
             context |= task_context(user, task)
     return context

@@ -1,7 +1,7 @@
 """Navigation by role, computed only when a template asks."""
 from functools import cached_property
 
-from procurement.models import Membership
+from procurement import selectors
 from procurement.notices.selectors import notices_unread_count
 
 
@@ -11,8 +11,7 @@ class Nav:
 
     @cached_property
     def is_decider(self) -> bool:
-        return self.user.is_authenticated and Membership.objects.filter(
-            user=self.user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR]).exists()
+        return selectors.is_decider(self.user)
 
     @cached_property
     def unread_notices(self) -> int:

@@ -19,13 +19,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
-from agentstate.memory import policy, selectors
+from agentstate.memory import policy
 from agentstate.memory.deletion import memory_delete, memory_delete_preview
 from agentstate.memory.models import MAX_CONTENT, Kind, MemoryEntry, MemoryVersion, Scope
 from agentstate.memory.services import memory_confirm, memory_correct
-from agentstate.models import Task
 
-from ..access import visible_tasks
+from ..selectors import memory as selectors
 from ..limits import MAX_REASON_CHARS
 from .memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
@@ -207,8 +206,7 @@ def _uses(user, entry) -> dict:
     uses = selectors.memory_uses(entry)
     per_task = list(uses.filter(task__isnull=False).values("task_id", "task__state").annotate(
         times=Count("id"), last=Max("at"), latest_version=Max("entry_version")).order_by("-last"))
-    visible = set(visible_tasks(user, Task.objects.filter(pk__in=[row["task_id"] for row in per_task]))
-                  .values_list("pk", flat=True))
+    visible = selectors.visible_task_ids(user, [row["task_id"] for row in per_task])
     shown = [row for row in per_task if row["task_id"] in visible]
     return {"used_in": shown[:MAX_TASKS_SHOWN], "used_in_more": max(0, len(shown) - MAX_TASKS_SHOWN),
             "used_elsewhere": len(per_task) - len(shown), "uses_without_task": uses.filter(task__isnull=True).count()}

@@ -50,7 +50,7 @@ def review_action(request, task_id, action):
     if action not in ACTIONS or (request.method == "GET" and action != "cancel"):
         raise Http404("No such action.")
     try:
-        task = review.review_task_for(user=request.user, task_id=task_id)
+        task = selectors.review_task_for(user=request.user, task_id=task_id)
     except NotFound:
         raise Http404("No such task.")
     except NotPermitted as exc:

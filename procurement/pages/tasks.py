@@ -10,7 +10,6 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound
 from agentstate.kinds import get_kind
-from agentstate.models import Session
 
 from .. import selectors, services, workflow
 from ..requests import request_now
@@ -22,7 +21,7 @@ PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "
 
 def _task(user, task_id):
     try:
-        return selectors.task_timeline(services.task_for(user, task_id))
+        return selectors.task_timeline(selectors.task_for(user, task_id))
     except NotFound:
         raise Http404("No such task.")
 
@@ -30,7 +29,7 @@ def _task(user, task_id):
 def task_context(user, task, *, change=None, lines=None) -> dict:
     kind = get_kind(task.kind)
     now = request_now(task)
-    is_requester = task.initiator_id == user.pk
+    is_requester = selectors.is_requester(user, task)
     can_amend = is_requester and task.state in workflow.AMENDABLE and now.number is not None
     if can_amend and change is None:
         change = ChangeRequestForm(initial={"version": task.version, "justification": now.justification,
@@ -132,7 +131,7 @@ def _requested_lines_json(task) -> list[dict]:
 
 
 def _conversations(task) -> list:
-    return list(Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False).order_by("-updated_at"))
+    return list(selectors.task_conversations(task))
 
 
 def _answer(request, task, error: str = "", status: int = 200, **forms):

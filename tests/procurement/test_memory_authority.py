@@ -12,7 +12,7 @@ from agentstate.memory.models import MemoryEntry
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_create
 from agentstate.models import Approval
-from procurement.access import approval_route, may_decide
+from procurement.selectors import approval_route, may_decide
 from procurement.models import Department
 from tests.engine_support import task_in_state
 

@@ -5,7 +5,7 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.memory import policy
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_confirm, memory_create, memory_propose
-from procurement.memory_policy import ProcurementMemoryPolicy
+from procurement.selectors.memory import ProcurementMemoryPolicy
 from procurement.models import Department
 from tests.engine_support import task_in_state
 

@@ -9,7 +9,7 @@ from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.models import Session, Task, TaskEvent, Turn
 from procurement import services
-from procurement.api.selectors import session_for
+from procurement.selectors import session_for
 from procurement.offboarding import REDACTED, user_erase, user_offboard
 from tests.agentstate.memory_support import where_text_is
 from tests.engine_support import task_in_state

@@ -1,16 +1,66 @@
-"""Reads for the pages: a fixed number of queries however many rows there are."""
-from dataclasses import dataclass
+"""Which approvals a person may see, and who may decide them (DESIGN §7, §9).
+
+`approval_route` and `may_decide` decide who is on an approval's route and re-check it at the
+click; the rest answers "which approvals may this person read" for the inbox, the approval page
+and the API. Not visible: 404."""
 from decimal import Decimal
 
-from django.db.models import Max, Prefetch, Q
+from django.db.models import Max, Q
 from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, Receipt, Task, TaskEvent
+from agentstate.models import Approval, TaskEvent
 
-from .models import Department, Membership
+from ..models import Department, Membership
+from .roles import DIRECTOR, MANAGER
 
+
+# -- who may decide (the approval policy) --------------------------------------------------
+
+def _deciders(department, role):
+    rows = Membership.objects.filter(role=role, user__is_active=True).select_related("user")
+    if role == DIRECTOR:
+        return rows.filter(Q(department=department) | Q(department__isnull=True))
+    return rows.filter(department=department)
+
+
+def approval_route(*, department, total: Decimal, requester) -> dict | None:
+    """Who may approve this total, frozen when the approval opens; None if above every limit.
+
+    Within the department manager's limit: the managers (and directors, who may decide
+    what a manager could). Above it: the directors whose limit covers it."""
+    all_managers, all_directors = list(_deciders(department, MANAGER)), list(_deciders(department, DIRECTOR))
+    managers = [m for m in all_managers if m.approval_limit >= total and m.user_id != requester.pk]
+    directors = [m for m in all_directors if m.approval_limit >= total and m.user_id != requester.pk]
+    if managers:
+        rule = "manager"
+    elif directors:
+        rule = "director"
+    else:
+        return None
+    people = managers + directors
+    return {"rule": rule, "user_ids": sorted({m.user_id for m in people}),
+            "usernames": sorted({m.user.username for m in people}), "total": str(total),
+            "department": department.code,
+            # The limits the total was measured against, frozen so the page can say why it came here.
+            "manager_limit": str(max((m.approval_limit for m in all_managers), default=0)),
+            "director_limit": str(max((m.approval_limit for m in all_directors), default=0))}
+
+
+def may_decide(user, approval) -> str | None:
+    """Re-checked at the click: still a manager or director of that department with the limit."""
+    department = Department.objects.get(code=approval.task.tenant)
+    total = Decimal(approval.scope["total"])
+    if not user.is_active:
+        return "Your account is inactive."
+    for role in (MANAGER, DIRECTOR):
+        if _deciders(department, role).filter(user=user, approval_limit__gte=total).exists():
+            return None
+    return f"Your approval limit does not cover NT${total:,.0f} for {department.code}."
+
+
+# -- who may read -------------------------------------------------------------------
 
 def approvals_pending_for(user):
     """Pending approvals `user` is on the route of, oldest first (the longest waiting)."""
@@ -143,11 +193,26 @@ def current_approval(approval: Approval) -> Approval | None:
             .exclude(pk=approval.pk).first())
 
 
-def task_timeline(task: Task) -> Task:
-    """The task with its events, receipts, approvals, checkpoints and request lines, prefetched."""
-    return (Task.objects.filter(pk=task.pk).select_related("initiator", "purchase_request__department")
-            .prefetch_related("events", "receipts", "checkpoints", "purchase_request__lines",
-                              Prefetch("approvals", queryset=Approval.objects.select_related("decided_by"))).get())
+def approvals_for(user, status: str | None = None):
+    """The approvals `user` is on the route of, newest first (the API's list)."""
+    approvals = Approval.objects.filter(approvers=user).select_related("decided_by").order_by("-created_at", "-pk")
+    return approvals.filter(status=status) if status else approvals
+
+
+def approval_for(user, approval_id) -> Approval:
+    """An approval its approvers (and admins) may see through the API; anyone else gets 404."""
+    approvals = Approval.objects.select_related("decided_by")
+    if not user.is_superuser:
+        approvals = approvals.filter(approvers=user)
+    approval = approvals.filter(pk=approval_id).first() if is_uuid(approval_id) else None
+    if approval is None:
+        raise NotFound("No such approval.")
+    return approval
+
+
+def on_route(user, approval: Approval) -> bool:
+    """`user` is one of the people the approval was routed to, and it still waits for them."""
+    return approval.status == Approval.Status.PENDING and approval.approvers.filter(pk=user.pk).exists()
 
 
 def _plain(value, kind: str):
@@ -156,45 +221,3 @@ def _plain(value, kind: str):
     if kind == "lines" and isinstance(value, list):
         return [f"{line.get('quantity')} × {line.get('description')}" for line in value]
     return "" if value is None else str(value)
-
-
-# -- the work queue (DESIGN §14) ----------------------------------------------------------
-
-@dataclass
-class ReviewRow:
-    """A task in review: why it is there, its last error and the receipts in doubt."""
-    task: Task
-    why: TaskEvent | None
-    last_error: str
-    doubts: list
-
-
-def review_tasks_for(user):
-    """Tasks in `needs_review` that `user` may act on, longest waiting first."""
-    from . import workflow
-    from .access import reviewers_of
-
-    tasks = (Task.objects.filter(kind=workflow.KIND, state=workflow.NEEDS_REVIEW)
-             .select_related("initiator", "purchase_request__department").order_by("updated_at", "pk"))
-    codes = reviewers_of(user)
-    return tasks if codes is None else tasks.filter(tenant__in=codes)
-
-
-def review_rows(tasks) -> list[ReviewRow]:
-    """Rows for a page of review_tasks_for, in three queries however many rows."""
-    tasks = list(tasks)
-    ids = [t.pk for t in tasks]
-    entered, errors = {}, {}
-    for event in TaskEvent.objects.filter(task_id__in=ids).filter(
-            Q(to_state="needs_review") & ~Q(from_state="needs_review") | Q(event="step_failed")).order_by("id"):
-        (errors if event.event == "step_failed" else entered)[event.task_id] = event
-    doubts = {}
-    for receipt in Receipt.objects.filter(task_id__in=ids, status__in=["sent", "unknown"]).order_by("created_at"):
-        doubts.setdefault(receipt.task_id, []).append(receipt)
-    rows = []
-    for task in tasks:
-        last = [r.error for r in doubts.get(task.pk, []) if r.error]
-        error = errors.get(task.pk)
-        rows.append(ReviewRow(task=task, why=entered.get(task.pk), doubts=doubts.get(task.pk, []),
-                              last_error=last[-1] if last else (error.reason if error else "")))
-    return rows

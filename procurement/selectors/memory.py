@@ -1,5 +1,6 @@
 """Who may read, propose, write and confirm memory in procurement (DESIGN §8, §9), read from
-memberships and departments: never from memory itself.
+memberships and departments: never from memory itself. Registered as the memory policy the
+engine's memory selectors consult; the reads pages and API use are re-exported here.
 
 - user scope: that person (read, propose, confirm) and admins;
 - department scope: members read and propose, the department's manager (a manager
@@ -15,8 +16,11 @@ from django.db.models import Q
 
 from agentstate.memory import policy
 from agentstate.memory.models import Scope, Sensitivity
+from agentstate.memory.selectors import entry_for, memory_entries_for, memory_history, memory_uses  # noqa: F401
+from agentstate.models import Task
 
-from .models import Department, Membership
+from ..models import Department, Membership
+from .tasks import visible_tasks
 
 
 @dataclass(frozen=True)
@@ -102,3 +106,8 @@ class ProcurementMemoryPolicy:
 
 def register():
     policy.register(ProcurementMemoryPolicy())
+
+
+def visible_task_ids(user, task_ids) -> set:
+    """Of the tasks that used an entry, those `user` may see (the others are only counted)."""
+    return set(visible_tasks(user, Task.objects.filter(pk__in=list(task_ids))).values_list("pk", flat=True))

@@ -1,0 +1,51 @@
+"""The one read layer (DESIGN §9): which objects a person may see, and whether they may do a
+thing to one, for pages, API and chat alike. Views, serializers and the chat runtime ask here
+and decide nothing themselves. Not visible: NotFound (404); visible but not allowed:
+NotPermitted (403) with the reason.
+
+- `tasks`: purchase tasks; `sessions`: chat sessions; `approvals`: approvals, their route and
+  who may decide; `queue`: the work queue; `memory`: governed memory; `roles`: department roles.
+"""
+from .approvals import (  # noqa: F401
+    INBOX_TABS,
+    SCOPE_FIELDS,
+    approval_for,
+    approval_for_decider,
+    approval_route,
+    approval_route_reason,
+    approvals_for,
+    approvals_pending_for,
+    approvals_visible_to,
+    changes_since,
+    current_approval,
+    inbox_approvals,
+    inbox_departments,
+    manager_limits,
+    may_decide,
+    on_route,
+    previous_scope,
+    scope_changes,
+)
+from .queue import ReviewRow, may_review, review_rows, review_task_for, review_tasks_for, reviewers_of  # noqa: F401
+from .roles import decides_for, is_decider  # noqa: F401
+from .sessions import (  # noqa: F401
+    may_post,
+    own_open_session,
+    session_for,
+    session_to_write,
+    sessions_of,
+    task_conversations,
+)
+from .tasks import (  # noqa: F401
+    TASK_DETAIL,
+    is_requester,
+    may_view,
+    own_task_for,
+    shows_beside_chat,
+    task_detail,
+    task_detail_for,
+    task_for,
+    task_timeline,
+    tasks_visible_to,
+    visible_tasks,
+)

@@ -1,0 +1,78 @@
+"""The work queue (DESIGN §14): tasks in review, and who may act on them (admins and the
+department's managers). Not visible: 404; visible but not theirs to act on: 403."""
+from dataclasses import dataclass
+
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from agentstate.errors import NotPermitted
+from agentstate.models import Receipt, Task, TaskEvent
+
+from .. import workflow
+from .roles import deciding_memberships
+from .tasks import task_for
+
+
+@dataclass
+class ReviewRow:
+    """A task in review: why it is there, its last error and the receipts in doubt."""
+    task: Task
+    why: TaskEvent | None
+    last_error: str
+    doubts: list
+
+
+def reviewers_of(user):
+    """The department codes whose tasks in review `user` may act on; None means every one."""
+    if user.is_superuser:
+        return None
+    rows = deciding_memberships(user).filter(user__is_active=True)
+    if rows.filter(department__isnull=True).exists():
+        return None
+    return set(rows.exclude(department__isnull=True).values_list("department__code", flat=True))
+
+
+def may_review(user, task) -> bool:
+    """May `user` act on the task from the work queue: admins and the department's managers."""
+    if not (user.is_authenticated and user.is_active):
+        return False
+    codes = reviewers_of(user)
+    return codes is None or task.tenant in codes
+
+
+def review_task_for(*, user, task_id) -> Task:
+    """The task, if `user` may act on it from the work queue: 404 if they may not see it, 403 if
+    they may see it but not act."""
+    task = task_for(user, task_id)  # 404 for anyone who may not see it
+    if not may_review(user, task):
+        raise NotPermitted(_("Only an admin or a manager of %(department)s may act on a request in review.")
+                           % {"department": task.tenant})
+    return task
+
+
+def review_tasks_for(user):
+    """Tasks in `needs_review` that `user` may act on, longest waiting first."""
+    tasks = (Task.objects.filter(kind=workflow.KIND, state=workflow.NEEDS_REVIEW)
+             .select_related("initiator", "purchase_request__department").order_by("updated_at", "pk"))
+    codes = reviewers_of(user)
+    return tasks if codes is None else tasks.filter(tenant__in=codes)
+
+
+def review_rows(tasks) -> list[ReviewRow]:
+    """Rows for a page of review_tasks_for, in three queries however many rows."""
+    tasks = list(tasks)
+    ids = [t.pk for t in tasks]
+    entered, errors = {}, {}
+    for event in TaskEvent.objects.filter(task_id__in=ids).filter(
+            Q(to_state="needs_review") & ~Q(from_state="needs_review") | Q(event="step_failed")).order_by("id"):
+        (errors if event.event == "step_failed" else entered)[event.task_id] = event
+    doubts = {}
+    for receipt in Receipt.objects.filter(task_id__in=ids, status__in=["sent", "unknown"]).order_by("created_at"):
+        doubts.setdefault(receipt.task_id, []).append(receipt)
+    rows = []
+    for task in tasks:
+        last = [r.error for r in doubts.get(task.pk, []) if r.error]
+        error = errors.get(task.pk)
+        rows.append(ReviewRow(task=task, why=entered.get(task.pk), doubts=doubts.get(task.pk, []),
+                              last_error=last[-1] if last else (error.reason if error else "")))
+    return rows
