@@ -6,6 +6,10 @@ class DomainError(Exception):
     # A stable name for the refusal, which the app translates; "" for refusals read by their class.
     code = ""
 
+
+    # True when the message was written in the reader's language already (gettext at the raise).
+    translated = False
+
     def __init__(self, message: str, **extra):
         super().__init__(message)
         self.extra = extra
@@ -67,3 +71,9 @@ class CheckpointChainBroken(CheckpointRefused):
 class SchemaTooNew(Conflict):
     """The data was written by a newer schema version than this code knows; nothing was changed."""
     code = "schema_too_new"
+
+
+def said(error: DomainError) -> DomainError:
+    """Mark a refusal whose message is already in the reader's language."""
+    error.translated = True
+    return error

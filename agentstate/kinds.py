@@ -61,6 +61,8 @@ class TaskKind:
     # Fired by the runtime when recovery refuses a task's newest checkpoint (it failed
     # verification), so that a person looks before anything runs; "" leaves the task where it is.
     checkpoint_refused_event: str = ""
+    # Going back in time (agentstate.timetravel): what the app knows of its own effects and steps.
+    time_travel: object | None = None
     _table: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):

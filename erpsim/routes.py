@@ -49,6 +49,9 @@ class Request:
 class Context:
     store: Store
     faults: FaultBoard
+    # Every protocol request that reached the simulator (control paths not counted), so a test can
+    # show that a dry run sent nothing at all, reads included.
+    requests: int = 0
 
 
 def _created_or_replayed(result: tuple[dict, bool]) -> Answer:
@@ -114,7 +117,7 @@ def reset(ctx: Context, request: Request) -> Answer:
 
 
 def stats(ctx: Context, request: Request) -> Answer:
-    return 200, ctx.store.stats()
+    return 200, {**ctx.store.stats(), "requests": ctx.requests}
 
 
 ROUTES = [

@@ -2,6 +2,7 @@
 import json
 import socketserver
 import sys
+import threading
 import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +39,8 @@ class ErpHandler(BaseHTTPRequestHandler):
         if is_control_path(request.path):
             self._reply(request, *self._answer(request))
             return
+        with self.server.counting:
+            self.server.context.requests += 1
         fault = self.server.faults.take(method, request.path)
         if fault is not None and fault.mode in ("error", "down"):
             detail = f"ERP unavailable (fault: {fault.mode})"
@@ -104,6 +107,7 @@ class ErpServer(ThreadingHTTPServer):
 
     def __init__(self, host: str, port: int, store: Store, *, quiet: bool = False):
         self.context = Context(store=store, faults=FaultBoard())
+        self.counting = threading.Lock()
         self.quiet = quiet
         super().__init__((host, port), ErpHandler)
 

@@ -10,6 +10,7 @@ class ProcurementConfig(AppConfig):
         from agentstate.kinds import register
 
         from . import queueing, selectors, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
+        from .timetravel import PurchaseHooks
 
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
@@ -17,6 +18,7 @@ class ProcurementConfig(AppConfig):
             on_receipt_resolved=steps.receipt_resolved,
             may_view=selectors.may_view,
             may_decide=selectors.may_decide,
+            time_travel=PurchaseHooks(),
         ))
         from .selectors.memory import register as register_memory_policy
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import requests
 
-from agentstate.external import Indeterminate, Outcome
+from agentstate.external import Indeterminate, Outcome, refuse_if_dry_run
 
 CREATE_REQUISITION = "erp.requisition.create"
 CANCEL_REQUISITION = "erp.requisition.cancel"
@@ -124,6 +124,7 @@ class ErpClient:
                 raise ValueError("every ERP write needs an idempotency key")
             headers["Idempotency-Key"] = key
         where = f"{method} {path}"
+        refuse_if_dry_run(f"ERP {where}")
         try:
             response = requests.request(
                 method, self.base_url + path, json=body, params=params, headers=headers,

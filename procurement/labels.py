@@ -20,6 +20,7 @@ STATE_LABELS = {
     workflow.REJECTED: pgettext_lazy("request state", "Rejected"),
     workflow.CANCELLED: pgettext_lazy("request state", "Cancelled"),
     workflow.EXPIRED: pgettext_lazy("request state", "Expired"),
+    workflow.PAUSED: pgettext_lazy("request state", "Paused"),
 }
 
 # One sentence: what the state means for the person reading it.
@@ -36,6 +37,7 @@ STATE_MEANINGS = {
     workflow.REJECTED: pgettext_lazy("request state", "rejected"),
     workflow.CANCELLED: pgettext_lazy("request state", "cancelled"),
     workflow.EXPIRED: pgettext_lazy("request state", "expired: the approval was not decided in time"),
+    workflow.PAUSED: pgettext_lazy("request state", "paused by a person: nothing runs until it is resumed"),
 }
 
 RECEIPT_LABELS = {
@@ -113,6 +115,11 @@ EVENT_LABELS = {
     "retry_order": pgettext_lazy("request event", "Purchase order retried"),
     "cancel_too_late": pgettext_lazy("request event", "Cancel came too late: already ordered"),
     "review.note": pgettext_lazy("request event", "Checked by a person; still in doubt"),
+    "pause": pgettext_lazy("request event", "Paused"),
+    "rewind": pgettext_lazy("request event", "Rewound to an earlier checkpoint"),
+    "fork": pgettext_lazy("request event", "Started as a fork of another request"),
+    "forked": pgettext_lazy("request event", "Forked into a new request"),
+    "replay": pgettext_lazy("request event", "Dry run viewed (nothing sent)"),
 }
 
 # Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses,

@@ -76,6 +76,24 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      r"stays spent\.(?: (?P<note>.*))?",
      pgettext_lazy("agent sentence", "The cancel came too late: the ERP holds purchase order %(id)s; nothing was "
                    "cancelled and the budget stays spent. %(note)s")),
+    # agentstate.timetravel and procurement.timetravel: pause, resume, rewind, fork, replay
+    (r"paused by (?P<person>[\w.@+-]+)", pgettext_lazy("agent sentence", "paused by %(person)s")),
+    (r"resumed by (?P<person>[\w.@+-]+) from checkpoint v(?P<version>\d+) after reconciling its receipts",
+     pgettext_lazy("agent sentence", "resumed by %(person)s from checkpoint v%(version)s, after its ERP results "
+                   "were checked")),
+    (r"rewound by (?P<person>[\w.@+-]+) to checkpoint v(?P<version>\d+); effects shown and confirmed: .*",
+     pgettext_lazy("agent sentence", "rewound by %(person)s to checkpoint v%(version)s, after confirming the list "
+                   "of what is undone and what cannot be")),
+    (r"forked by (?P<person>[\w.@+-]+) from request \S+ at checkpoint v(?P<version>\d+)",
+     pgettext_lazy("agent sentence", "forked by %(person)s from another request at its checkpoint v%(version)s")),
+    (r"forked from checkpoint v(?P<version>\d+) to try another way",
+     pgettext_lazy("agent sentence", "started from checkpoint v%(version)s of the original, to try another way")),
+    (r"forked by (?P<person>[\w.@+-]+) at checkpoint v(?P<version>\d+) into \S+",
+     pgettext_lazy("agent sentence", "%(person)s forked it at checkpoint v%(version)s into a new request")),
+    (r"dry run from checkpoint v(?P<version>\d+) viewed by (?P<person>[\w.@+-]+): (?P<steps>\d+) steps, "
+     r"(?P<differences>\d+) differences; nothing was sent",
+     pgettext_lazy("agent sentence", "%(person)s viewed a dry run from checkpoint v%(version)s: %(steps)s steps, "
+                   "%(differences)s differences; nothing was sent")),
     # agentstate: receipts, approvals, recovery
     (r"(?P<operation>[\w.]+): result pending verification \(.*\)",
      pgettext_lazy("agent sentence", "%(operation)s: result pending verification")),
@@ -232,6 +250,8 @@ CODED_REFUSALS = {  # agentstate errors with a code, when their sentence is not 
 def refusal(exc: DomainError) -> str:
     """A refusal (DomainError) as the person who met it reads it: a listed sentence in their
     language; else its code's sentence; else what kind of refusal it is, never an event or state code."""
+    if exc.translated:
+        return str(exc)
     found = translate(str(exc))
     if found is not None:
         return found

@@ -40,8 +40,16 @@ class StepBlocked(Exception):
 
 @dataclass
 class Step:
+    """One step's context. `erp` is the client every ERP call of the step goes through: the real
+    one, or a replay's recorder (agentstate.timetravel.Recorder), which never sends."""
+
     task: Task
     lease: Lease | None
+    erp: object = None
+
+    def __post_init__(self):
+        if self.erp is None:
+            self.erp = client()
 
     @property
     def revision(self) -> int:
@@ -76,11 +84,11 @@ def client():
     return CrashingClient(erp.ErpClient())
 
 
-def run(task: Task, lease: Lease | None):
+def run(task: Task, lease: Lease | None, erp=None):
     handler = HANDLERS.get(task.step)
     if handler is None:
         raise LookupError(f"No step {task.step!r} for a purchase task in state {task.state!r}.")
-    handler(Step(task, lease))
+    handler(Step(task, lease, erp))
 
 
 # -- processing ------------------------------------------------------------------
@@ -99,7 +107,11 @@ def revise(step: Step):
 def compare_quotes(step: Step):
     request = PurchaseRequest.objects.prefetch_related("lines").get(task=step.task)
     lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
-    result = award(lines, Quote.objects.select_related("supplier"), timezone.localdate())
+    quotes = Quote.objects.select_related("supplier")
+    if step.task.data.get("supplier_choice"):
+        # A fork that tries another supplier compares that supplier's quotes only.
+        quotes = quotes.filter(supplier__name=step.task.data["supplier_choice"])
+    result = award(lines, quotes, timezone.localdate())
     if result.question:
         step.move("ask", data={"question": result.question, "comparison": result.comparison}, reason=result.question)
         return
@@ -189,7 +201,7 @@ def _perform(step: Step, receipt: Receipt, recorded):
     if receipt.status in (Receipt.Status.CONFIRMED, Receipt.Status.FAILED):
         recorded(receipt)
         return
-    receipt_perform(receipt=receipt, client=client(), on_outcome=recorded, fence=step.fence)
+    receipt_perform(receipt=receipt, client=step.erp, on_outcome=recorded, fence=step.fence)
 
 
 def _scope_intact(approval: Approval, task: Task) -> bool:
@@ -223,13 +235,13 @@ def cancel_live_requisitions(step: Step):
     """Cancel every requisition this task created, first settling creates still in doubt."""
     creates = Receipt.objects.filter(task=step.task, operation=erp.CREATE_REQUISITION)
     for receipt in creates.filter(status__in=[Receipt.Status.SENT, Receipt.Status.UNKNOWN]):
-        if receipt_reconcile(receipt=receipt, client=client()).status not in (Receipt.Status.CONFIRMED,
+        if receipt_reconcile(receipt=receipt, client=step.erp).status not in (Receipt.Status.CONFIRMED,
                                                                               Receipt.Status.FAILED):
             raise StepBlocked(f"requisition {receipt.idempotency_key} is still in doubt; will retry")
     for created in creates.filter(status=Receipt.Status.CONFIRMED):
         cancel = receipt_plan(task=step.task, operation=erp.CANCEL_REQUISITION, scope=created.external_id,
                               request={"requisition_id": created.external_id})
-        if receipt_perform(receipt=cancel, client=client()).status != Receipt.Status.CONFIRMED:
+        if receipt_perform(receipt=cancel, client=step.erp).status != Receipt.Status.CONFIRMED:
             raise StepBlocked(f"cancelling requisition {created.external_id} did not confirm; will retry")
 
 

@@ -11,9 +11,16 @@ DRAFT, RECEIVED, PROCESSING = "draft", "received", "processing"
 AWAITING_INPUT, AWAITING_APPROVAL = "awaiting_input", "awaiting_approval"
 SUBMITTED, CONFIRMED, NEEDS_REVIEW = "submitted", "externally_confirmed", "needs_review"
 REJECTED, CANCELLED, EXPIRED = "rejected", "cancelled", "expired"
+PAUSED = "paused"
 
 AMENDABLE = (RECEIVED, PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL)
-CANCELLABLE = (DRAFT, *AMENDABLE, NEEDS_REVIEW)
+CANCELLABLE = (DRAFT, *AMENDABLE, NEEDS_REVIEW, PAUSED)
+# Paused by a person while the agent works; nothing runs until resume (DESIGN §4, §13).
+PAUSABLE = (RECEIVED, PROCESSING)
+# A rewind (agentstate.timetravel) moves the task back to a checkpoint taken while the agent worked,
+# from anywhere it is not sending an order and has not ended.
+REWINDABLE = (PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL, NEEDS_REVIEW, PAUSED)
+ADMIN = (REVIEW,)
 TERMINAL = frozenset({CONFIRMED, REJECTED, CANCELLED, EXPIRED})
 # States in which a worker runs steps; a step that keeps failing there gives up (tasks.advance).
 RUNNABLE = (RECEIVED, PROCESSING, SUBMITTED, REJECTED, CANCELLED, EXPIRED)
@@ -56,6 +63,14 @@ TRANSITIONS = [
     T(NEEDS_REVIEW, "cancel_too_late", CONFIRMED, (INITIATOR, *REVIEW_BY), step=""),
     *[T(state, "amend", PROCESSING, (INITIATOR,), step="revise") for state in AMENDABLE],
     *[T(state, "cancel", CANCELLED, (INITIATOR, *REVIEW_BY), step="compensate") for state in CANCELLABLE],
+    # Pause and resume. Pausing a received task keeps its place: it resumes at the quotes. An open
+    # approval is never pending in these states, so nothing is superseded by the pause itself.
+    T(RECEIVED, "pause", PAUSED, (INITIATOR, *ADMIN), step="award", supersedes_approvals=False),
+    T(PROCESSING, "pause", PAUSED, (INITIATOR, *ADMIN), supersedes_approvals=False),
+    T(PAUSED, "resume", PROCESSING, (INITIATOR, *ADMIN)),
+    # Back in time (DESIGN §13): the step is the checkpoint's cursor; a fork starts from a checkpoint.
+    *[T(state, "rewind", PROCESSING, ADMIN) for state in REWINDABLE],
+    T(DRAFT, "fork", PROCESSING, ADMIN),
     # Compensation (cancel the requisition, release the budget) finishes inside a terminal state.
     *[T(state, "compensated", state, (RUNTIME,), step="") for state in (REJECTED, CANCELLED, EXPIRED)],
 ]

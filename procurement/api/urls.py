@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from . import chat, memory, notices, review, tokens, views
+from . import chat, memory, notices, review, timetravel, tokens, views
 
 app_name = "api"
 
@@ -22,4 +22,4 @@ urlpatterns = [
     path("notifications/", notices.NotificationListView.as_view(), name="notification-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
-urlpatterns += memory.urlpatterns + review.urlpatterns
+urlpatterns += memory.urlpatterns + review.urlpatterns + timetravel.urlpatterns

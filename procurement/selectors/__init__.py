@@ -39,6 +39,7 @@ from .sessions import (  # noqa: F401
 from .tasks import (  # noqa: F401
     TASK_DETAIL,
     is_requester,
+    may_travel,
     may_view,
     own_task_for,
     shows_beside_chat,

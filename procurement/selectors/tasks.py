@@ -25,6 +25,11 @@ def may_view(user, task) -> bool:
     return decides_for(user, task.tenant)
 
 
+def may_travel(user, task) -> bool:
+    """May `user` replay, rewind or fork the task (DESIGN §13): admins only."""
+    return user.is_active and (user.is_superuser or user.has_perm(workflow.REVIEW))
+
+
 def visible_tasks(user, queryset):
     """The tasks `user` may see: their own, their departments' as a decider, or all for admins."""
     if user.is_superuser:

@@ -15,7 +15,7 @@ from agentstate.actors import Actor
 from agentstate.approvals import approvals_expire
 from agentstate.machine import fire
 from agentstate.models import Approval, Session
-from procurement import queueing, services, workflow
+from procurement import queueing, services, timetravel, workflow
 from procurement.language import user_language_set
 from procurement.models import Notification, Quote, Supplier
 
@@ -138,6 +138,28 @@ def build_re_awarded(demo, request):
                                   lines=[{"description": "Laptop", "quantity": 3}])
 
 
+def build_paused(demo, request):
+    task = build_processing(demo, request)
+    return timetravel.task_pause(user=demo["alice"], task_id=task.pk)
+
+
+def _point(task, cursor):
+    return next(c.id for c in timetravel.task_checkpoints(user=task.initiator, task_id=task.pk) if c.cursor == cursor)
+
+
+def build_rewound(demo, request):
+    """Rewound by an admin past its requisition, and through the agent again."""
+    task = submit(demo)
+    timetravel.task_rewind(user=demo["carol"], task_id=task.pk, checkpoint=_point(task, "award"))
+    return task
+
+
+def build_forked(demo, request):
+    """A fork of an ordered request: the new one links back, the original forward."""
+    task = build_confirmed(demo, request)
+    return timetravel.task_fork(user=demo["carol"], task_id=task.pk, checkpoint=_point(task, "award"))
+
+
 SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "draft": (build_draft, workflow.DRAFT),
     "received": (build_received, workflow.RECEIVED),
@@ -153,6 +175,9 @@ SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "expired": (build_expired, workflow.EXPIRED),
     "amended_before_the_re_award": (build_amended_before_the_re_award, workflow.PROCESSING),
     "re_awarded": (build_re_awarded, workflow.AWAITING_APPROVAL),
+    "paused": (build_paused, workflow.PAUSED),
+    "rewound": (build_rewound, workflow.AWAITING_APPROVAL),
+    "forked": (build_forked, workflow.AWAITING_APPROVAL),
 }
 
 

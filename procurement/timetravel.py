@@ -1,0 +1,221 @@
+"""Resume, replay, rewind and fork for a purchase request (DESIGN §13): who may do which
+(services, for the API and the pages), and what the engine's agentstate.timetravel needs to know
+of a purchase task (PurchaseHooks): its effects outside and how each is undone, how its steps run.
+
+A checkpoint restores the agent's understanding, never the world: a requisition the ERP holds is
+cancelled by a compensation with its own receipt; a purchase order and sent mail are not undone.
+"""
+from django.utils.translation import gettext as _
+
+from agentstate import timetravel as engine
+from agentstate.errors import Conflict, DomainError, NotPermitted, said
+from agentstate.external import Indeterminate, Outcome
+from agentstate.models import Approval, Receipt, Task
+from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile, receipt_record
+from agentstate.timetravel import IRREVERSIBLE, Effect
+
+from . import erp, steps, workflow
+from .budget import budget_release
+from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
+from .money import ntd
+from .numbering import request_number_next
+from .selectors import may_review, may_travel, task_for
+
+BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
+IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
+MAX_FORK_LINES = 50
+
+
+# -- who may do what --------------------------------------------------------------------
+
+def _admin_task(user, task_id) -> Task:
+    task = task_for(user, task_id)  # 404 for anyone who may not see it
+    if not may_travel(user, task):
+        raise said(NotPermitted(_("Only an admin may replay, rewind or fork a request.")))
+    return task
+
+
+def task_checkpoints(*, user, task_id) -> list:
+    return engine.checkpoints_of(task_for(user, task_id))
+
+
+def task_replay(*, user, task_id, checkpoint) -> engine.Replay:
+    return engine.task_replay(task=_admin_task(user, task_id), checkpoint_id=checkpoint, actor=user)
+
+
+def task_rewind_preview(*, user, task_id, checkpoint) -> engine.RewindPlan:
+    return engine.task_rewind_preview(task=_admin_task(user, task_id), checkpoint_id=checkpoint, actor=user)
+
+
+def task_rewind(*, user, task_id, checkpoint, expected_version: int | None = None) -> engine.RewindPlan:
+    task = _admin_task(user, task_id)
+    return engine.task_rewind(task=task, checkpoint_id=checkpoint, actor=user, expected_version=expected_version)
+
+
+def task_fork(*, user, task_id, checkpoint, lines: list | None = None, supplier: str | None = None) -> Task:
+    task = _admin_task(user, task_id)
+    changes = {k: v for k, v in {"lines": lines, "supplier": supplier}.items() if v}
+    return engine.task_fork(task=task, checkpoint_id=checkpoint, actor=user, changes=changes)
+
+
+def task_pause(*, user, task_id) -> Task:
+    task = task_for(user, task_id)
+    if not (task.initiator_id == user.pk or may_travel(user, task)):
+        raise said(NotPermitted(_("Only the requester or an admin may pause this request.")))
+    if task.state not in workflow.PAUSABLE:
+        raise said(Conflict(_("Only a request the agent is working on can be paused."), current_version=task.version))
+    from agentstate.machine import fire
+
+    return fire(task.pk, "pause", actor=user, reason=f"paused by {user.get_username()}")
+
+
+def task_resume(*, user, task_id) -> Task:
+    task = task_for(user, task_id)
+    if task.state == workflow.PAUSED:
+        if not (task.initiator_id == user.pk or may_travel(user, task)):
+            raise said(NotPermitted(_("Only the requester or an admin may resume this request.")))
+    elif task.state == workflow.NEEDS_REVIEW:
+        if not may_review(user, task):
+            raise said(NotPermitted(_("Only an admin or a manager of %(department)s may resume a request in review.")
+                               % {"department": task.tenant}))
+    else:
+        raise said(Conflict(_("Only a paused request, or one waiting in review, can be resumed."),
+                       current_version=task.version))
+    return engine.task_resume(task=task, actor=user)
+
+
+# -- what the engine asks of a purchase task ----------------------------------------------
+
+class PurchaseHooks:
+    rewind_event = "rewind"
+    fork_event = "fork"
+    rewind_to = frozenset({workflow.PROCESSING})
+
+    def effects_after(self, task: Task, checkpoint) -> list[Effect]:
+        """What the request did outside after the checkpoint, oldest first, and how each is undone."""
+        receipts = list(Receipt.objects.filter(task_id=task.pk).order_by("created_at"))
+        cancelled = {r.request.get("requisition_id") for r in receipts
+                     if r.operation == erp.CANCEL_REQUISITION and r.status == Receipt.Status.CONFIRMED}
+        effects = []
+        for r in receipts:
+            if r.created_at <= checkpoint.created_at or r.status in (Receipt.Status.PLANNED, Receipt.Status.FAILED):
+                continue
+            ref = r.external_id or r.idempotency_key
+            if r.operation == erp.CREATE_REQUISITION and r.external_id not in cancelled:
+                effects.append(Effect(r.operation, ref, erp.CANCEL_REQUISITION, ref=str(r.pk),
+                                      text=_("ERP requisition %(id)s will be cancelled.") % {"id": ref}))
+            elif r.operation == erp.ISSUE_PURCHASE_ORDER:
+                effects.append(Effect(r.operation, ref, IRREVERSIBLE, blocks=True, ref=str(r.pk),
+                                      text=_("Purchase order %(id)s is with the supplier: it cannot be undone "
+                                             "here.") % {"id": ref}))
+        reservation = BudgetReservation.objects.filter(
+            task_id=task.pk, status=BudgetReservation.Status.RESERVED, created_at__gt=checkpoint.created_at
+        ).select_related("department").first()
+        if reservation is not None:
+            effects.append(Effect(BUDGET_RESERVE, str(reservation.pk), BUDGET_RELEASE, ref=str(reservation.pk),
+                                  text=_("%(amount)s of %(department)s's budget will be released.") % {
+                                      "amount": ntd(reservation.amount), "department": reservation.department.code}))
+        for n in Notification.objects.filter(task_id=task.pk, created_at__gt=checkpoint.created_at).exclude(
+                status=Notification.Status.QUEUED):
+            effects.append(Effect(EMAIL, n.message_id, IRREVERSIBLE, ref=str(n.pk),
+                                  text=_("The email “%(subject)s” to %(to)s was sent: it cannot be taken back.")
+                                  % {"subject": n.subject, "to": n.to}))
+        return effects
+
+    def still_blocking(self, task: Task, effects: list[Effect]) -> list[Effect]:
+        """A purchase order blocks the rewind unless the ERP confirms it is cancelled or was never made."""
+        blocking = []
+        for effect in effects:
+            receipt = Receipt.objects.get(pk=effect.ref)
+            try:
+                found = steps.client().lookup(receipt.operation, receipt.idempotency_key, receipt.request)
+            except Indeterminate:
+                blocking.append(effect)
+                continue
+            if found is not None and found.response.get("status") != "cancelled":
+                blocking.append(effect)
+        return blocking
+
+    def compensate(self, task: Task, effects: list[Effect]) -> None:
+        """Cancel each listed requisition under its own receipt (the key is the same on every try, so
+        it is never cancelled twice). A cancel that does not confirm refuses the rewind."""
+        client = steps.client()
+        for effect in effects:
+            if effect.operation == erp.ISSUE_PURCHASE_ORDER:
+                # Confirmed absent or cancelled by the ERP (still_blocking): never to be sent again.
+                receipt_record(receipt=Receipt.objects.get(pk=effect.ref), outcome=Outcome(
+                    ok=False, reason="withdrawn by a rewind: the ERP holds no live order under its key"))
+            if effect.undo != erp.CANCEL_REQUISITION:
+                continue
+            created = Receipt.objects.get(pk=effect.ref)
+            if created.status in IN_DOUBT:
+                created = receipt_reconcile(receipt=created, client=client)
+            if created.status == Receipt.Status.FAILED:
+                continue
+            if created.status != Receipt.Status.CONFIRMED:
+                raise said(Conflict(_("Not rewound: requisition %(id)s is still in doubt in the ERP. Nothing else "
+                                 "was changed; try again later.") % {"id": effect.external_id}))
+            cancel = receipt_plan(task=task, operation=erp.CANCEL_REQUISITION, scope=created.external_id,
+                                  request={"requisition_id": created.external_id})
+            if receipt_perform(receipt=cancel, client=client).status != Receipt.Status.CONFIRMED:
+                raise said(Conflict(_("Not rewound: the ERP did not confirm cancelling requisition %(id)s. Its receipt "
+                                 "records what happened; try again later.") % {"id": created.external_id}))
+
+    def on_rewound(self, task: Task, effects: list[Effect]) -> None:
+        if any(e.undo == BUDGET_RELEASE for e in effects):
+            budget_release(task_id=task.pk)
+
+    def restored_data(self, task: Task, checkpoint) -> dict:
+        """The checkpoint's data, with what came later cleared, under a new revision: the steps that
+        run again make new receipts (new keys) and an approval of the old version cannot be used."""
+        data = dict(checkpoint.snapshot["data"])
+        current = Task.objects.filter(pk=task.pk).values_list("data", flat=True).get()
+        for key in current:
+            data.setdefault(key, None)
+        data["forked_from"] = current.get("forked_from")
+        data["revision"] = int(current.get("revision") or 1) + 1
+        return data
+
+    def resume_event(self, task: Task) -> str | None:
+        if task.state == workflow.PAUSED:
+            return "resume"
+        if task.state == workflow.NEEDS_REVIEW:
+            from .review import RETRY_EVENTS
+
+            return RETRY_EVENTS.get(task.step, "reconcile")
+        return None
+
+    def fork_start(self, original: Task, fork: Task, checkpoint, changes: dict) -> tuple[str, dict]:
+        request = PurchaseRequest.objects.filter(task=original).select_related("department").first()
+        if request is None:
+            raise said(DomainError(_("This request was never submitted, so there is nothing to fork.")))
+        lines = changes.get("lines") or [{"description": line.description, "quantity": line.quantity}
+                                         for line in request.lines.all()]
+        supplier = changes.get("supplier") or ""
+        if supplier and not Supplier.objects.filter(name=supplier).exists():
+            raise said(DomainError(_("No supplier is called “%(name)s”.") % {"name": supplier},
+                              errors={"supplier": [_("Pick a supplier from the list.")]}))
+        copy = PurchaseRequest.objects.create(task=fork, number=request_number_next(), department=request.department,
+                                              requester=request.requester, justification=request.justification,
+                                              budget=request.budget)
+        RequestLine.objects.bulk_create(
+            RequestLine(request=copy, position=n, description=line["description"], quantity=line["quantity"])
+            for n, line in enumerate(lines, start=1))
+        kept = checkpoint.snapshot["data"].get("award") and not changes
+        step = "route" if kept and checkpoint.snapshot.get("state") == workflow.PROCESSING else "award"
+        data = {"revision": 1, "requisition": None, "purchase_order": None, "question": "",
+                "supplier_choice": supplier or None, "route": None}
+        if step == "award":
+            data["award"] = None
+        return step, data
+
+    def replay_prepare(self, task: Task, checkpoint) -> None:
+        """Inside the replay's rolled-back transaction: the request as it stood at the checkpoint."""
+        Approval.objects.filter(task_id=task.pk, status=Approval.Status.PENDING).update(
+            status=Approval.Status.SUPERSEDED)
+        if BudgetReservation.objects.filter(task_id=task.pk, created_at__gt=checkpoint.created_at).exists():
+            budget_release(task_id=task.pk)
+
+    def replay_step(self, task: Task, client) -> None:
+        steps.run(task, None, erp=client)
+
