@@ -23,7 +23,6 @@ from .selectors import may_review, may_travel, task_for
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
-MAX_FORK_LINES = 50
 
 
 # -- who may do what --------------------------------------------------------------------
