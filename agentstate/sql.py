@@ -133,6 +133,11 @@ _READ_DATA = f"SELECT data FROM {_T} WHERE id = %s"
 
 
 _PREPARED_CURSOR = None
+# Django opens psycopg connections with prepare_threshold=None, which turns preparation off for
+# every statement, even one executed with prepare=True. Django's own cursors bind on the client
+# and never prepare whatever the threshold, so a threshold no statement reaches leaves them as
+# they were and lets the engine's cursor prepare the statements it names.
+_ONLY_WHEN_ASKED = 1 << 30
 
 
 def _prepared():
@@ -148,7 +153,10 @@ def _prepared():
 
         _PREPARED_CURSOR = Prepared
     connection.ensure_connection()
-    return connection._prepare_cursor(_PREPARED_CURSOR(connection.connection))
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        raw.prepare_threshold = _ONLY_WHEN_ASKED
+    return connection._prepare_cursor(_PREPARED_CURSOR(raw))
 
 
 def _pk(task_id):
@@ -284,17 +292,19 @@ class CheckpointRecord:
 _CP_COLUMNS = ("id", "task_id", "version", "parent_id", "tenant", "schema_version", "label", "cursor", "depth",
                "checksum", "created_at", "body")
 # The newest (or the named version's) checkpoint and the links back to its full snapshot, which
-# a walk down the (task, -id) index finds within FULL_EVERY rows.
+# a walk down the (task, -version) index finds within FULL_EVERY rows. Two statements, not one
+# with an optional version, so each keeps one prepared plan instead of being planned per call.
 _CP_CHAIN = f"""
 WITH target AS (
-    SELECT version, depth FROM {_C}
-     WHERE task_id = %(task_id)s AND (CAST(%(version)s AS integer) IS NULL OR version = CAST(%(version)s AS integer))
-           AND (CAST(%(id)s AS bigint) IS NULL OR id = CAST(%(id)s AS bigint))
+    SELECT version, depth FROM {_C} WHERE task_id = %(task_id)s {{version}}
      ORDER BY version DESC LIMIT 1
 )
 SELECT {', '.join('c.' + c for c in _CP_COLUMNS)} FROM {_C} c, target
  WHERE c.task_id = %(task_id)s AND c.version BETWEEN target.version - target.depth AND target.version
  ORDER BY c.version"""
+_CP_LATEST = _CP_CHAIN.replace("{version}", "")
+_CP_OF_VERSION = _CP_CHAIN.replace("{version}", "AND version = %(version)s")
+_CP_OF_ID = _CP_CHAIN.replace("{version}", "AND id = %(id)s")
 
 
 def _cursor():
@@ -314,7 +324,12 @@ def read_checkpoint_links(task_id, *, version: int | None = None, checkpoint_id:
     """The stored rows of the task's newest checkpoint (or the one of `version` or `checkpoint_id`)
     and of the chain back to its full snapshot, oldest first, as they are: nothing is verified here."""
     with _cursor() as cursor:
-        cursor.execute(_CP_CHAIN, {"task_id": _pk(task_id), "version": version, "id": checkpoint_id})
+        if checkpoint_id is not None:
+            cursor.execute(_CP_OF_ID, {"task_id": _pk(task_id), "id": checkpoint_id})
+        elif version is not None:
+            cursor.execute(_CP_OF_VERSION, {"task_id": _pk(task_id), "version": version})
+        else:
+            cursor.execute(_CP_LATEST, {"task_id": _pk(task_id)})
         return [dict(zip(_CP_COLUMNS, row)) for row in cursor.fetchall()]
 
 

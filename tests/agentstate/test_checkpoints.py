@@ -169,3 +169,21 @@ def test_a_move_declared_not_durable_relaxes_only_its_own_commit(alice):
     assert (Task.objects.get(pk=task.pk).version, checkpoint_latest(task, tenant="T1").version) == (3, 3)
     assert sql.PG_MOVES[True, True, False].count("set_config('synchronous_commit', 'off', true)") == 1
     assert "synchronous_commit" not in sql.PG_MOVES[True, True, True]
+
+
+@pytest.mark.django_db
+@pytest.mark.postgres
+def test_the_move_and_the_checkpoint_read_are_planned_once_per_connection_not_per_call(alice):
+    # Django opens connections with psycopg's preparation off; the engine's statements must still
+    # be prepared, or every move pays PostgreSQL's planning of the whole statement again.
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data={"n": 0})
+    version = 1
+    for n in range(8):
+        version = _move(task.pk, version, data={"n": n}).version
+        assert checkpoint_latest(task, tenant="T1").snapshot["data"]["n"] == n
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+        executions = {statement.split()[1]: runs for statement, runs in cursor.fetchall()}
+    assert executions.get("moved") == 8 and executions.get("target") == 8
+    # Django's own queries are not touched: they still bind on the client and are never prepared.
+    assert len(executions) <= 3
