@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import workflow as wf  # noqa: E402
-from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
+from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
 DB_NAME = "procurement_bench_chaos"
 LEASE_SECONDS = 8
@@ -151,23 +151,15 @@ def main():
         status = run(args, params, broker, workdir, children)
     finally:
         children.stop()
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # noqa: BLE001 - Django may not have started
-            pass
         wf.flush_redis(broker)
-        if not args.keep:
-            admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        database = teardown_database(params, DB_NAME, keep=args.keep)
         shutil.rmtree(workdir, ignore_errors=True)
-        print(f"cleaned up: workers and ERP simulator stopped, Redis db {wf.REDIS_DB} flushed, "
-              + (f"database {DB_NAME} kept" if args.keep else f"database {DB_NAME} dropped"))
+        print(f"cleaned up: workers and ERP simulator stopped, Redis db {wf.REDIS_DB} flushed, {database}")
     sys.exit(status)
 
 
 def run(args, params, broker, workdir, children) -> int:
-    admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
+    recreate_database(params, DB_NAME)
     wf.flush_redis(broker)
     import django
 

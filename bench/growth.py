@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
+from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
 DB_NAME = "procurement_bench_growth"
 BIG_TABLES = ("agentstate_task", "agentstate_taskevent", "agentstate_checkpoint", "agentstate_approval")
@@ -37,9 +37,10 @@ BIG_TABLES = ("agentstate_task", "agentstate_taskevent", "agentstate_checkpoint"
 
 def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
     """Add finished purchase tasks (with events, checkpoints, some approvals) until there are n_tasks."""
-    from django.db import connection
+    from django.db import connection, transaction
 
-    with connection.cursor() as cursor:
+    # One transaction: the database's change guard checks at commit that each task's version has its event.
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM agentstate_task")
         have = cursor.fetchone()[0]
         add = n_tasks - have
@@ -79,8 +80,6 @@ def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
                    now() + interval '1 day', %s, now() - (n || ' minutes')::interval, '',
                    now() - (n || ' minutes')::interval
               FROM filler WHERE n %% 10 = 0 AND n %% 2 = 0""", [bob_id])
-        for table in BIG_TABLES:
-            cursor.execute(f"ANALYZE {table}")
 
 
 def explain(sql: str, params=None, rollback=False) -> dict:
@@ -186,6 +185,8 @@ def run(args):
         started = time.perf_counter()
         fill_to(scale, users["alice"].pk, users["bob"].pk, filler.pk)
         with connection.cursor() as cursor:
+            for table in BIG_TABLES:
+                cursor.execute(f"ANALYZE {table}")
             cursor.execute("SELECT (SELECT count(*) FROM agentstate_task), (SELECT count(*) FROM agentstate_taskevent),"
                            " (SELECT count(*) FROM agentstate_checkpoint), (SELECT count(*) FROM agentstate_approval)")
             counts = dict(zip(("tasks", "events", "checkpoints", "approvals"), cursor.fetchone()))
@@ -202,7 +203,7 @@ def run(args):
                 "now": django.utils.timezone.now(), "cp_tenant": "BENCH", "cp_schema_version": 1, "cp_label": "e",
                 "cp_cursor": "", "cp_depth": 0, "cp_pending": "[]", "cp_external_refs": "[]", "cp_delta": None},
                 rollback=True),
-            "checkpoint_latest": explain(sql._CP_CHAIN, {"task_id": pk, "version": None, "id": None}),
+            "checkpoint_latest": explain(sql._CP_LATEST, {"task_id": pk}),
         }
         page_figures = {}
         for label, user, url in pages:
@@ -237,21 +238,13 @@ def main():
     params = server_params("growth.py")
     os.environ["DATABASE_URL"] = database_url(params, DB_NAME)
     os.environ["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
-    admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
+    recreate_database(params, DB_NAME)
     try:
         results = run(args)
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2, default=str))
     finally:
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # noqa: BLE001 - Django may not have started
-            pass
-        if not args.keep:
-            admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        print(f"cleaned up: database {DB_NAME} {'kept' if args.keep else 'dropped'}")
+        print(f"cleaned up: {teardown_database(params, DB_NAME, keep=args.keep)}")
 
 
 if __name__ == "__main__":

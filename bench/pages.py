@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.pgadmin import admin_sql, database_url, pct, server_params  # noqa: E402
+from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
 DB_NAME = "procurement_bench_pages"
 INBOX_SIZE, BIG_LINES, SMALL_INBOX = 500, 200, 5
@@ -44,19 +44,11 @@ def main():
     params = server_params("pages.py")
     os.environ["DATABASE_URL"] = database_url(params, DB_NAME)
     os.environ["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
-    admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)', f'CREATE DATABASE "{DB_NAME}"')
+    recreate_database(params, DB_NAME)
     try:
         run(args)
     finally:
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # noqa: BLE001 - Django may not have started
-            pass
-        if not args.keep:
-            admin_sql(params, f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        print(f"cleaned up: database {DB_NAME} {'kept' if args.keep else 'dropped'}")
+        print(f"cleaned up: {teardown_database(params, DB_NAME, keep=args.keep)}")
 
 
 # -- data ----------------------------------------------------------------------------------
@@ -118,7 +110,7 @@ def seed_pages(rng):
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from agentstate.models import Approval, Task
+    from agentstate.models import Approval, Task, TaskEvent
     from procurement.models import Department, Supplier
 
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -148,6 +140,9 @@ def seed_pages(rng):
     now = timezone.now()
     with transaction.atomic():
         Task.objects.bulk_create([t for t, _a, _u, _s in built])
+        # Each task's version with its event, as the database's change guard requires at commit.
+        TaskEvent.objects.bulk_create([TaskEvent(task_id=t.pk, actor="bench", event="seed", from_state="",
+                                                 to_state=t.state, version=t.version) for t, _a, _u, _s in built])
         for _t, approval, _u, _s in built:
             approval.task_id = approval.task.pk
             approval.expires_at = now + timedelta(days=3)

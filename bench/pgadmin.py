@@ -30,6 +30,26 @@ def admin_sql(params: dict, *statements: str):
             admin.execute(statement)
 
 
+def recreate_database(params: dict, name: str):
+    """A fresh, empty database `name` for one benchmark (any earlier one dropped first)."""
+    admin_sql(params, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"')
+
+
+def teardown_database(params: dict, name: str, *, keep: bool) -> str:
+    """A benchmark's end: close this process's Django connections, then drop its database
+    unless `keep`. Returns what became of the database, for the closing line."""
+    try:
+        from django.db import connections
+
+        connections.close_all()
+    except Exception:  # noqa: BLE001 - Django may not have started
+        pass
+    if keep:
+        return f"database {name} kept"
+    admin_sql(params, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return f"database {name} dropped"
+
+
 def ensure_database(announce: bool = False):
     """Create the database Django is configured with, if it does not exist yet (connecting to `postgres`)."""
     import psycopg
