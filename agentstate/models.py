@@ -28,12 +28,26 @@ class AppendOnlyModel(models.Model):
 
 
 class Session(models.Model):
+    class Status(models.TextChoices):
+        # active: talked in lately; idle: quiet for a while (a new turn makes it active again);
+        # closed: its task ended (a new turn reopens it); expired: quiet past the retention period,
+        # takes no new turns. The retention pass moves sessions along by time (agentstate.retention).
+        ACTIVE = "active"
+        IDLE = "idle"
+        CLOSED = "closed"
+        EXPIRED = "expired"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_sessions")
     task = models.ForeignKey("Task", null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
     title = models.CharField(max_length=200, blank=True)
     summary = models.TextField(blank=True)
     locked = models.BooleanField(default=False, help_text="Owner left: readable by admins only.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    # Compaction: turns up to this seq are folded into `digest` (what they touched and did, never
+    # their words) and go once older than the retention setting; the later ones stay as written.
+    compacted_through = models.PositiveIntegerField(default=0)
+    digest = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -122,6 +122,14 @@ EVENT_LABELS = {
     "replay": pgettext_lazy("request event", "Dry run viewed (nothing sent)"),
 }
 
+# A conversation's lifecycle (agentstate.models.Session.Status, moved on by agentstate.retention).
+SESSION_LABELS = {
+    "active": pgettext_lazy("conversation status", "Active"),
+    "idle": pgettext_lazy("conversation status", "Idle"),
+    "closed": pgettext_lazy("conversation status", "Closed: its request ended"),
+    "expired": pgettext_lazy("conversation status", "Expired"),
+}
+
 # Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses,
 # why an entry is flagged, and what a deletion takes with it.
 MEMORY_LABELS = {

@@ -121,6 +121,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("refusal", "The saved state of version %(version)s is incomplete; it was not used.")),
     (r"data upgraded from schema version (?P<old>\d+) to (?P<new>\d+)",
      pgettext_lazy("agent sentence", "the request's saved data was converted from format %(old)s to %(new)s")),
+    (r"This conversation has expired; start a new one\.",
+     pgettext_lazy("refusal", "This conversation has expired; start a new one.")),
     (r"This task has no checkpoint .*", pgettext_lazy("refusal", "This request has no such saved state.")),
     (r"This \w+ data was written by schema version (?P<found>\d+); this code knows versions up to (?P<known>\d+)\. "
      r"Nothing was changed\.",

@@ -221,7 +221,18 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     "recover": {"task": "procurement.tasks.recover", "schedule": float(RECOVERY_INTERVAL_SECONDS)},
     "memory-maintenance": {"task": "procurement.tasks.memory_maintenance", "schedule": 3600.0},
+    "prune-state": {"task": "procurement.tasks.prune_state", "schedule": 24 * 3600.0},
 }
+
+# Retention of State and Session (agentstate.retention; `manage.py prune_state --dry-run` shows what
+# would go). Receipts, approvals and task events are never deleted.
+CHECKPOINT_KEEP_LATEST = env_int("CHECKPOINT_KEEP_LATEST", 5)
+CHECKPOINT_KEEP_DAYS_AFTER_END = env_int("CHECKPOINT_KEEP_DAYS_AFTER_END", 30)
+SESSION_IDLE_MINUTES = env_int("SESSION_IDLE_MINUTES", 30)
+SESSION_EXPIRE_DAYS = env_int("SESSION_EXPIRE_DAYS", 90)
+SESSION_COMPACT_AFTER_TURNS = env_int("SESSION_COMPACT_AFTER_TURNS", 60)
+SESSION_KEEP_RECENT_TURNS = env_int("SESSION_KEEP_RECENT_TURNS", 20)
+TURN_RETENTION_DAYS = env_int("TURN_RETENTION_DAYS", 180)
 
 # Governed memory (DESIGN §8): retention per kind, counted from the last confirmation (None: keep).
 MEMORY_RETENTION_DAYS = {"fact": 730, "preference": 730, "procedure": 1095, "term": 1095, "event": 365}

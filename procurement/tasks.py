@@ -111,3 +111,11 @@ def memory_maintenance():
     from agentstate.memory.sweeps import memory_maintenance as sweep
 
     return str(sweep())
+
+
+@shared_task
+def prune_state():
+    """Retention (beat, daily): old checkpoints, folded chat turns, sessions moved on by time."""
+    from agentstate.retention import state_prune
+
+    return " ".join(state_prune().lines())

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from agentstate.approvals import DECISIONS
 from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
-from .. import selectors
+from .. import labels, selectors
 from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
 from ..requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
@@ -274,7 +274,12 @@ class TurnSerializer(serializers.ModelSerializer):
 class SessionSerializer(serializers.ModelSerializer):
     task = serializers.UUIDField(source="task_id", read_only=True, allow_null=True)
     turns = TurnSerializer(many=True, read_only=True)
+    status = serializers.CharField(read_only=True, help_text="active, idle, closed or expired")
+    status_label = serializers.SerializerMethodField(help_text="the status in the caller's language")
 
     class Meta:
         model = Session
-        fields = ["id", "created_at", "task", "turns"]
+        fields = ["id", "created_at", "task", "status", "status_label", "turns"]
+
+    def get_status_label(self, session) -> str:
+        return labels.label(labels.SESSION_LABELS, session.status)

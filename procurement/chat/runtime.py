@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
-from agentstate.errors import DomainError, NotFound
+from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 
 from ..limits import MAX_CHAT_CHARS
@@ -86,6 +86,8 @@ def _conversation_language(session: Session) -> str:
 def _check_may_post(session: Session, user):
     if not may_post(user, session):
         raise NotFound("No such session.")
+    if session.status == Session.Status.EXPIRED:
+        raise Conflict("This conversation has expired; start a new one.")
 
 
 def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
@@ -93,6 +95,9 @@ def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -
     with transaction.atomic():
         Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
         last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
+        # A turn makes an idle or closed conversation active again (agentstate.retention moves it on by time).
+        Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
+            status=Session.Status.ACTIVE)
         return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data or {})
 
 

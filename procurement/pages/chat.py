@@ -2,12 +2,16 @@
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import dateformat, timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
 from .. import selectors
+from ..models import PurchaseRequest
 from ..sentences import refusal
 from .tasks import task_context
 
@@ -62,9 +66,27 @@ def chat_message(request, session_id):
 
 def _context(user, session: Session, new_from: int = 0) -> dict:
     turns = list(session.turns.all())
-    context = {"session": session, "turns": turns, "new_turns": turns[new_from:]}
+    context = {"session": session, "turns": turns, "new_turns": turns[new_from:], "digest": digest_words(session)}
     if session.task_id:
         task = selectors.task_timeline(session.task)
         if selectors.shows_beside_chat(user, task):
             context |= task_context(user, task)
     return context
+
+
+def digest_words(session: Session) -> str:
+    """What a compacted conversation's earlier turns were (agentstate.retention), in words: how
+    many, over which days, and the requests they touched; their own words are no longer shown."""
+    digest = session.digest or {}
+    if not digest.get("turns"):
+        return ""
+    numbers = sorted(PurchaseRequest.objects.filter(task_id__in=digest.get("tasks") or [])
+                     .values_list("number", flat=True))
+    first, last = (dateformat.format(timezone.localtime(parse_datetime(digest[k])), "Y-m-d")
+                   for k in ("first_at", "last_at"))
+    text = ngettext("%(n)d earlier message (%(first)s – %(last)s) is summarised.",
+                    "%(n)d earlier messages (%(first)s – %(last)s) are summarised.",
+                    digest["turns"]) % {"n": digest["turns"], "first": first, "last": last}
+    if numbers:
+        text += " " + gettext("Requests it touched: %(numbers)s.") % {"numbers": ", ".join(numbers)}
+    return text

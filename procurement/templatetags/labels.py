@@ -17,6 +17,11 @@ def state_meaning(state) -> str:
 
 
 @register.filter
+def session_label(status) -> str:
+    return labels.label(labels.SESSION_LABELS, status)
+
+
+@register.filter
 def receipt_label(status) -> str:
     return labels.label(labels.RECEIPT_LABELS, status)
 

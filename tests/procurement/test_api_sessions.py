@@ -28,7 +28,7 @@ def test_opening_a_session_answers_201_with_an_empty_conversation(demo):
     response = client_for(demo["alice"]).post(SESSIONS)
     assert response.status_code == 201
     body = response.json()
-    assert body.keys() == {"id", "created_at", "task", "turns"}
+    assert body.keys() == {"id", "created_at", "task", "status", "status_label", "turns"}
     assert (body["task"], body["turns"]) == (None, []) and body["created_at"].endswith("+08:00")
     assert Session.objects.get(pk=body["id"]).owner == demo["alice"]
 
