@@ -15,6 +15,7 @@ from .. import selectors, services, workflow
 from ..requests import request_now
 from ..sentences import refusal
 from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, line_formset
+from .timetravel import travel_context
 
 PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
 
@@ -48,6 +49,7 @@ def task_context(user, task, *, change=None, lines=None) -> dict:
         "can_amend": can_amend, "answering": can_amend and task.state == workflow.AWAITING_INPUT,
         "can_cancel": is_requester and task.state in workflow.CANCELLABLE,
         "change": change, "lines": lines, "cancel": CancelForm(),
+        **travel_context(user, task),
     }
 
 

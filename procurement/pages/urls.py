@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, memory, notices, review, tasks
+from . import approvals, chat, home, memory, notices, review, tasks, timetravel
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -13,6 +13,11 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/", tasks.task_page, name="task-page"),
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
+    path("tasks/<uuid:task_id>/pause/", timetravel.task_pause, name="task-pause"),
+    path("tasks/<uuid:task_id>/resume/", timetravel.task_resume, name="task-resume"),
+    path("tasks/<uuid:task_id>/replay/", timetravel.task_replay, name="task-replay"),
+    path("tasks/<uuid:task_id>/rewind/", timetravel.task_rewind, name="task-rewind"),
+    path("tasks/<uuid:task_id>/fork/", timetravel.task_fork, name="task-fork"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),

@@ -26,8 +26,9 @@ def may_view(user, task) -> bool:
 
 
 def may_travel(user, task) -> bool:
-    """May `user` replay, rewind or fork the task (DESIGN §13): admins only."""
-    return user.is_active and (user.is_superuser or user.has_perm(workflow.REVIEW))
+    """May `user` replay, rewind or fork the task (DESIGN §13): admins only (staff with the engine's
+    change permission; asked of staff alone, so a requester's page reads no permissions for it)."""
+    return user.is_active and user.is_staff and (user.is_superuser or user.has_perm(workflow.REVIEW))
 
 
 def visible_tasks(user, queryset):

@@ -1,0 +1,159 @@
+"""The request page's checkpoints and the four ways back (DESIGN §13): pause and resume for the
+requester (and admins); replay, rewind and fork for admins, each button saying in one sentence what
+it will and will not do. A rewind shows its list of effects first and asks to confirm; a replay is
+shown beside what happened; a fork links both ways. Each view parses a form, calls one service
+(procurement.timetravel) and shows the page again, or goes to where the person is now."""
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+
+from agentstate.errors import DomainError
+from agentstate.timetravel import FORKED_EVENT
+from agentstate.models import Task
+
+from .. import selectors, timetravel, workflow
+from ..models import PurchaseRequest, Supplier
+from ..sentences import refusal
+
+PAGE = "procurement/task.html"
+MAX_ID = 2**63 - 1
+
+
+class CheckpointForm(forms.Form):
+    checkpoint = forms.IntegerField(min_value=1, max_value=MAX_ID, error_messages={
+        "required": _("Pick a checkpoint first."), "invalid": _("Pick a checkpoint first.")})
+
+
+class RewindForm(CheckpointForm):
+    confirm = forms.BooleanField(required=False)
+    version = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
+
+
+class ForkForm(CheckpointForm):
+    supplier = forms.CharField(required=False, max_length=200)
+
+
+def travel_context(user, task) -> dict:
+    """What the page shows of checkpoints, forks and the ways back, for this viewer."""
+    is_requester = task.initiator_id == user.pk
+    can_travel = selectors.may_travel(user, task)
+    context = {
+        "can_travel": can_travel,
+        "can_pause": (is_requester or can_travel) and task.state in workflow.PAUSABLE,
+        "can_resume": (task.state == workflow.PAUSED and (is_requester or can_travel)),
+        "forked_from": _linked([(task.data or {}).get("forked_from", {}) or {}]),
+        "forks": _linked([{"task": e.data["fork"]} for e in task.events.all()
+                          if e.event == FORKED_EVENT and e.data.get("fork")]),
+    }
+    if can_travel:
+        rows = timetravel.task_checkpoints(user=user, task_id=task.pk)
+        context |= {"checkpoint_rows": rows, "suppliers": list(Supplier.objects.values_list("name", flat=True)),
+                    "picked": next((c.id for c in reversed(rows) if c.state == workflow.PROCESSING), None)}
+    return context
+
+
+def _linked(links: list[dict]) -> list[dict]:
+    """Each linked task with its request number, for a link on the page."""
+    ids = [link["task"] for link in links if link.get("task")]
+    if not ids:
+        return []
+    numbers = dict(PurchaseRequest.objects.filter(task_id__in=ids).values_list("task_id", "number"))
+    return [{"task": link["task"], "number": numbers.get(_uuid(link["task"])) or "—",
+             "version": link.get("version")} for link in links if link.get("task")]
+
+
+def _uuid(value):
+    return Task._meta.pk.to_python(value)
+
+
+def _page(request, task, status=200, **extra):
+    from .tasks import task_context
+
+    task = selectors.task_timeline(selectors.task_for(request.user, task.pk))
+    return render(request, PAGE, task_context(request.user, task) | extra, status=status)
+
+
+def _refused(request, task, exc: DomainError, **extra):
+    return _page(request, task, exc.http_status, travel_error=refusal(exc), **extra)
+
+
+def _invalid(request, task, form):
+    return _page(request, task, 400, travel_error=" ".join(m for ms in form.errors.values() for m in ms))
+
+
+def _task(request, task_id):
+    from .tasks import _task as visible
+
+    return visible(request.user, task_id)
+
+
+@login_required
+@require_POST
+def task_replay(request, task_id):
+    task = _task(request, task_id)
+    form = CheckpointForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, task, form)
+    try:
+        replay = timetravel.task_replay(user=request.user, task_id=task.pk, checkpoint=form.cleaned_data["checkpoint"])
+    except DomainError as exc:
+        return _refused(request, task, exc)
+    return _page(request, task, replay=replay, picked=replay.checkpoint.id)
+
+
+@login_required
+@require_POST
+def task_rewind(request, task_id):
+    task = _task(request, task_id)
+    form = RewindForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, task, form)
+    data = form.cleaned_data
+    try:
+        if not data["confirm"]:
+            plan = timetravel.task_rewind_preview(user=request.user, task_id=task.pk, checkpoint=data["checkpoint"])
+            return _page(request, task, rewind_plan=plan, picked=plan.checkpoint.id)
+        timetravel.task_rewind(user=request.user, task_id=task.pk, checkpoint=data["checkpoint"],
+                               expected_version=data["version"])
+    except DomainError as exc:
+        return _refused(request, task, exc)
+    return redirect("task-page", task.pk)
+
+
+@login_required
+@require_POST
+def task_fork(request, task_id):
+    task = _task(request, task_id)
+    form = ForkForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, task, form)
+    try:
+        fork = timetravel.task_fork(user=request.user, task_id=task.pk, checkpoint=form.cleaned_data["checkpoint"],
+                                    supplier=form.cleaned_data["supplier"] or None)
+    except DomainError as exc:
+        return _refused(request, task, exc)
+    return redirect("task-page", fork.pk)
+
+
+@login_required
+@require_POST
+def task_pause(request, task_id):
+    task = _task(request, task_id)
+    try:
+        timetravel.task_pause(user=request.user, task_id=task.pk)
+    except DomainError as exc:
+        return _refused(request, task, exc)
+    return redirect("task-page", task.pk)
+
+
+@login_required
+@require_POST
+def task_resume(request, task_id):
+    task = _task(request, task_id)
+    try:
+        timetravel.task_resume(user=request.user, task_id=task.pk)
+    except DomainError as exc:
+        return _refused(request, task, exc)
+    return redirect("task-page", task.pk)
