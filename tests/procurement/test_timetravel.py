@@ -300,3 +300,14 @@ def test_resume_in_review_settles_the_receipt_by_key_first(demo, erp, eager):
 
     assert fresh(task).state == "awaiting_approval"
     assert len(erp.requisitions()) == 1, "found by key, never sent again"
+
+
+def test_during_a_dry_run_the_real_erp_client_refuses_to_send_even_a_read(erp):
+    from agentstate.external import SendingForbidden, nothing_leaves
+    from procurement.erp import ErpClient
+
+    count = erp_requests(erp)
+    with nothing_leaves("a replay is a dry run"), pytest.raises(SendingForbidden, match="dry run"):
+        ErpClient(erp.url, timeout=2).list_requisitions()
+    assert erp_requests(erp) == count
+    assert ErpClient(erp.url, timeout=2).list_requisitions() == [], "outside the block it reaches the ERP"
