@@ -31,7 +31,7 @@ from .models import Checkpoint, Receipt, Task, TaskEvent
 from .receipts import OPEN, receipt_reconcile
 
 IRREVERSIBLE = "irreversible"
-REPLAY_EVENT, FORKED_EVENT = "replay", "forked"
+REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE = "replay", "forked", "resume.settled"
 MAX_REPLAY_STEPS = 12
 
 
@@ -134,6 +134,9 @@ def task_resume(*, task: Task, actor) -> Task:
     task = Task.objects.get(pk=task.pk)
     event = hooks.resume_event(task)
     if event is None:  # settling a receipt already moved it on: a worker takes it from there
+        TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=RESUMED_NOTE, from_state=task.state,
+                                 to_state=task.state, version=task.version,
+                                 reason=f"resumed by {actor.name}: its receipts were settled by key and it went on")
         _hand_back(task)
         return task
     with transaction.atomic():
@@ -362,7 +365,7 @@ def _moves_after(task: Task, version: int) -> list[dict]:
     """What really happened after `version`: the move that made each later version."""
     seen, moves = set(), []
     for e in TaskEvent.objects.filter(task_id=task.pk, version__gt=version).order_by("id"):
-        if e.version in seen or e.from_state == e.to_state and e.event in (REPLAY_EVENT, FORKED_EVENT):
+        if e.version in seen or e.from_state == e.to_state and e.event in (REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE):
             continue
         seen.add(e.version)
         moves.append({"step": "", "event": e.event, "to_state": e.to_state, "reason": e.reason, "actor": e.actor,

@@ -120,6 +120,7 @@ EVENT_LABELS = {
     "fork": pgettext_lazy("request event", "Started as a fork of another request"),
     "forked": pgettext_lazy("request event", "Forked into a new request"),
     "replay": pgettext_lazy("request event", "Dry run viewed (nothing sent)"),
+    "resume.settled": pgettext_lazy("request event", "Resumed after its ERP results were checked"),
 }
 
 # A conversation's lifecycle (agentstate.models.Session.Status, moved on by agentstate.retention).

@@ -81,6 +81,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"resumed by (?P<person>[\w.@+-]+) from checkpoint v(?P<version>\d+) after reconciling its receipts",
      pgettext_lazy("agent sentence", "resumed by %(person)s from checkpoint v%(version)s, after its ERP results "
                    "were checked")),
+    (r"resumed by (?P<person>[\w.@+-]+): its receipts were settled by key and it went on",
+     pgettext_lazy("agent sentence", "resumed by %(person)s: its ERP results were checked and it went on")),
     (r"rewound by (?P<person>[\w.@+-]+) to checkpoint v(?P<version>\d+); effects shown and confirmed: .*",
      pgettext_lazy("agent sentence", "rewound by %(person)s to checkpoint v%(version)s, after confirming the list "
                    "of what is undone and what cannot be")),

@@ -8,6 +8,7 @@ cancelled by a compensation with its own receipt; a purchase order and sent mail
 from django.utils.translation import gettext as _
 
 from agentstate import timetravel as engine
+from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, NotPermitted, said
 from agentstate.external import Indeterminate, Outcome
 from agentstate.models import Approval, Receipt, Task
@@ -76,10 +77,12 @@ def task_resume(*, user, task_id) -> Task:
     elif task.state == workflow.NEEDS_REVIEW:
         if not may_review(user, task):
             raise said(NotPermitted(_("Only an admin or a manager of %(department)s may resume a request in review.")
-                               % {"department": task.tenant}))
+                                    % {"department": task.tenant}))
+        # A department's manager resumes from review as the work queue does, in the reviewer's role.
+        return engine.task_resume(task=task, actor=Actor(user=user, roles=frozenset({workflow.REVIEWER})))
     else:
         raise said(Conflict(_("Only a paused request, or one waiting in review, can be resumed."),
-                       current_version=task.version))
+                            current_version=task.version))
     return engine.task_resume(task=task, actor=user)
 
 

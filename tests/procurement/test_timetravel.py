@@ -133,13 +133,18 @@ def test_rewind_past_the_requisition_cancels_it_releases_the_budget_and_runs_aga
     assert TaskEvent.objects.filter(task_id=task.pk).count() > 10, "history is kept"
 
 
-def test_rewinding_again_never_cancels_twice(demo, erp, eager):
+def test_a_compensation_runs_once_under_its_key_whatever_cancels_later(demo, erp, eager):
     task = waiting_for_approval(demo)
-    point = checkpoint_at(task, "award")
-    tt.task_rewind(user=demo["carol"], task_id=task.pk, checkpoint=point)
+    [first] = erp.requisitions()
+    tt.task_rewind(user=demo["carol"], task_id=task.pk, checkpoint=checkpoint_at(task, "award"))
+    tt.task_rewind(user=demo["carol"], task_id=task.pk, checkpoint=checkpoint_at(task, "award"))
+    services.request_cancel(task_id=task.pk, user=demo["alice"])
 
     cancels = Receipt.objects.filter(task_id=task.pk, operation=erp_ops.CANCEL_REQUISITION)
-    assert cancels.count() == 1 and cancels.get().status == "confirmed"
+    assert cancels.filter(scope=first["id"]).count() == 1
+    assert {c.status for c in cancels} == {"confirmed"} and cancels.count() == 3
+    assert {r["status"] for r in erp.requisitions()} == {"cancelled"}
+    assert fresh(task).state == "cancelled"
 
 
 def test_rewind_past_a_purchase_order_the_erp_holds_is_refused_and_nothing_changes(demo, erp, eager):
@@ -296,7 +301,9 @@ def test_resume_in_review_settles_the_receipt_by_key_first(demo, erp, eager):
     assert task.state == "needs_review"
     erp.clear_faults()
 
-    tt.task_resume(user=demo["carol"], task_id=task.pk)
+    with pytest.raises(NotPermitted):
+        tt.task_resume(user=demo["alice"], task_id=task.pk)
+    tt.task_resume(user=demo["bob"], task_id=task.pk)
 
     assert fresh(task).state == "awaiting_approval"
     assert len(erp.requisitions()) == 1, "found by key, never sent again"
@@ -311,3 +318,19 @@ def test_during_a_dry_run_the_real_erp_client_refuses_to_send_even_a_read(erp):
         ErpClient(erp.url, timeout=2).list_requisitions()
     assert erp_requests(erp) == count
     assert ErpClient(erp.url, timeout=2).list_requisitions() == [], "outside the block it reaches the ERP"
+
+
+def test_a_manager_resumes_a_request_in_review_once_nothing_is_in_doubt(demo, erp, eager):
+    erp.fault(mode="error", path="/requisitions", method="POST")
+    erp.fault(mode="error", path="/requisitions", method="GET")
+    task = fresh(submit(demo["alice"]))
+    assert task.state == "needs_review"
+    erp.clear_faults()
+    # What recovery would find: the create was never answered and the ERP has nothing under its key.
+    before = erp_requests(erp)
+
+    tt.task_resume(user=demo["bob"], task_id=task.pk)
+
+    assert erp_requests(erp) > before
+    assert fresh(task).state == "awaiting_approval"
+    assert TaskEvent.objects.filter(task_id=task.pk, actor="bob").exists()
