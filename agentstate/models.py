@@ -80,8 +80,13 @@ class Turn(AppendOnlyModel):
 class Task(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     kind = models.CharField(max_length=50)
-    initiator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_tasks")
-    tenant = models.CharField(max_length=50, db_index=True, help_text="Scope key for access, e.g. a group code.")
+    # Every index on this table is rewritten by every move (a move changes `state`, which is
+    # indexed, so no update is HOT): only the indexes a query uses are kept. (initiator,
+    # -created_at) serves "my requests" and (tenant, state) the department and review queues,
+    # so neither column has an index of its own; nothing looks tasks up by content type.
+    initiator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_tasks",
+                                  db_index=False)
+    tenant = models.CharField(max_length=50, help_text="Scope key for access, e.g. a group code.")
     state = models.CharField(max_length=40)
     version = models.PositiveIntegerField(default=1)
     step = models.CharField(max_length=60, blank=True, help_text="What runs next.")
@@ -93,7 +98,7 @@ class Task(models.Model):
     lease_token = models.PositiveBigIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
     runnable = models.BooleanField(default=False, help_text="A worker should pick this up.")
-    content_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.PROTECT)
+    content_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.PROTECT, db_index=False)
     object_id = models.CharField(max_length=64, blank=True)
     subject = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(auto_now_add=True)
