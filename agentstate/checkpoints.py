@@ -89,7 +89,7 @@ def _merged(task: Task, links: list[dict], contents: list[dict]) -> sql.Checkpoi
     for link, content in zip(links[1:], contents[1:]):
         data, at = kind.upgrade(data, at, link["schema_version"]), link["schema_version"]
         data.update(content["snapshot"]["delta"])
-    record = sql.build_record(links)
+    record = sql.build_record(links, contents)
     return dataclasses.replace(record, snapshot={**record.snapshot, "data": kind.upgrade(data, at)},
                                schema_version=kind.schema_version)
 

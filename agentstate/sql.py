@@ -333,9 +333,11 @@ def read_checkpoint_links(task_id, *, version: int | None = None, checkpoint_id:
         return [dict(zip(_CP_COLUMNS, row)) for row in cursor.fetchall()]
 
 
-def build_record(links: list[dict]) -> CheckpointRecord:
-    """Merge a chain (full snapshot first, then its deltas in order) into one record."""
-    contents = [json.loads(link["body"]) for link in links]
+def build_record(links: list[dict], contents: list[dict] | None = None) -> CheckpointRecord:
+    """Merge a chain (full snapshot first, then its deltas in order) into one record. `contents`:
+    the bodies already parsed, in the same order (a large snapshot is then not parsed twice)."""
+    if contents is None:
+        contents = [json.loads(link["body"]) for link in links]
     if links[0]["depth"] != 0 or [link["depth"] for link in links] != list(range(len(links))):
         raise BrokenChain(f"Checkpoint chain of task {links[0]['task_id']} does not start at a full snapshot.")
     data = dict(contents[0]["snapshot"]["data"])
