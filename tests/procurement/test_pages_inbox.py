@@ -188,3 +188,21 @@ def test_the_inbox_runs_a_fixed_number_of_queries_in_every_tab(three, demo, djan
         with django_assert_num_queries(count):
             body = bob.get(INBOX, {"tab": tab}).content.decode()
         assert links(body) >= 3
+
+
+def test_the_department_filter_offers_the_departments_of_the_approvals_each_person_may_see(three, demo):
+    from procurement import selectors
+    from procurement.models import Department
+
+    submit(demo, who="erin", department="OPS", item="Office chair", quantity=1, why="back pain")
+    offered = {who: {d.code for d in selectors.inbox_departments(demo[who])} for who in demo
+               if hasattr(demo[who], "is_active")}
+    for who, codes in offered.items():
+        assert codes == set(selectors.approvals_visible_to(demo[who]).values_list("task__tenant", flat=True)), who
+    assert (offered["bob"], offered["dave"], offered["frank"], offered["alice"]) == ({"ENG"}, {"OPS"},
+                                                                                    {"ENG", "OPS"}, set())
+    # A department without any approval is not offered, even to a director who sees every department.
+    Department.objects.create(code="LAB", name="Lab", budget_total="1000.00")
+    assert {d.code for d in selectors.inbox_departments(demo["frank"])} == {"ENG", "OPS"}
+    options = client_for(demo["bob"]).get(INBOX).content.decode()
+    assert "Engineering" in options and "Operations" not in options
