@@ -8,7 +8,9 @@ at the end. Leases last 8 s and recovery runs every 2 s in this process (a runna
 30 s is handed out again), so a killed worker's task comes back within seconds.
 
 For `--chaos-seconds` (or until every task has settled, if sooner):
-- about every 10 s one worker process is killed with SIGKILL and a new one started;
+- about every 3 s one worker process is killed with SIGKILL and a new one started: one that holds
+  a lease at that moment (a step is running), waiting up to 5 s for one, so nearly every kill
+  interrupts a step and gives a recovery to time;
 - the ERP answers 20% of protocol calls badly, drawn at random (erpsim `rate` faults): 7% a
   503, 6.5% do the work then drop the connection, 6.5% answer after 1.5 s;
 - 25 s in, the ERP is down (every call 503) for 20 s.
@@ -45,7 +47,8 @@ from bench.pgadmin import database_url, pct, recreate_database, server_params, t
 DB_NAME = "procurement_bench_chaos"
 LEASE_SECONDS = 8
 RECOVERY_EVERY = 2.0
-KILL_EVERY = 10.0
+KILL_EVERY = 3.0
+HOLDER_WAIT = 5.0  # how long a due kill waits for a worker that holds a lease before killing any
 DOWN_AT, DOWN_FOR = 25.0, 20.0
 RATE_FAULTS = [{"mode": "error", "rate": 0.07}, {"mode": "drop", "rate": 0.07},
                {"mode": "slow", "rate": 0.075, "delay": 1.5}]
@@ -72,8 +75,18 @@ class Pool:
         self.started += 1
         return wf.start_worker(self.children, self.workdir, self.started, self.env)
 
-    def kill_one(self, rng) -> int:
-        slot = rng.randrange(len(self.slots))
+    def holding_a_lease(self) -> list[int]:
+        """The slots whose worker holds a task's lease right now (its step is running)."""
+        from django.utils import timezone
+
+        from agentstate.models import Task
+
+        holders = Task.objects.filter(lease_until__gt=timezone.now()).values_list("leased_by", flat=True)
+        pids = {holder.rsplit(":", 1)[-1] for holder in holders}
+        return [slot for slot, (proc, _log) in enumerate(self.slots) if str(proc.pid) in pids]
+
+    def kill_one(self, rng, slots: list[int] | None = None) -> int:
+        slot = rng.choice(slots) if slots else rng.randrange(len(self.slots))
         proc, _log = self.slots[slot]
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -87,7 +100,7 @@ class RecoveryClock:
     again and recorded its result; recovery's own notes do not count)."""
 
     def __init__(self):
-        self.watch: dict = {}  # task id -> (old lease_until, killed at, runnable when killed)
+        self.watch: list = []  # (task id, old lease_until, killed at, runnable then); a task may recur
 
     def killed(self, pid: int, at: float) -> int:
         from django.utils import timezone
@@ -96,15 +109,14 @@ class RecoveryClock:
 
         held = Task.objects.filter(leased_by__endswith=f":{pid}", lease_until__gt=timezone.now()).values_list(
             "pk", "lease_until", "runnable")
-        for pk, until, runnable in held:
-            self.watch[pk] = (until, at, runnable)
+        self.watch += [(pk, until, at, runnable) for pk, until, runnable in held]
         return len(held)
 
     def measure(self) -> dict:
         from agentstate.models import TaskEvent
 
         times, fenced, nothing_to_resume, not_resumed = [], [], 0, 0
-        for pk, (until, _at, runnable) in self.watch.items():
+        for pk, until, _at, runnable in self.watch:
             noticed = (TaskEvent.objects.filter(task_id=pk, at__gt=until, event="recovery.lease_expired")
                        .order_by("at").values_list("at", flat=True).first())
             if noticed is not None:
@@ -213,8 +225,9 @@ def run(args, params, broker, workdir, children) -> int:
             set_faults(erp_url, RATE_FAULTS)
             down = -1.0
             print(f"{now - started:6.1f} s ERP back (20% faults)", flush=True)
-        if chaos_on and now >= next_kill:
-            pid = pool.kill_one(rng)
+        holding = pool.holding_a_lease() if chaos_on and now >= next_kill else []
+        if chaos_on and now >= next_kill and (holding or now >= next_kill + HOLDER_WAIT):
+            pid = pool.kill_one(rng, holding)
             held = clock.killed(pid, now - started)
             kills.append({"at_s": round(now - started, 1), "pid": pid, "held_leases": held})
             print(f"{now - started:6.1f} s SIGKILL worker pid {pid} (holding {held} lease)", flush=True)
@@ -264,6 +277,7 @@ def run(args, params, broker, workdir, children) -> int:
     recovery = clock.measure()
     result = {
         "requests": len(ids), "workers": args.workers, "wall_s": round(wall, 1), "kills": kills,
+        "kill_every_s": KILL_EVERY, "holder_wait_s": HOLDER_WAIT,
         "states": dict(states), "lost_tasks": lost, "needs_review": states.get(workflow.NEEDS_REVIEW, 0),
         "erp": {"requisitions": len(requisitions), "purchase_orders": len(orders), "duplicates": duplicates,
                 "records_without_confirmed_receipt": len(erp_unknown_to_receipts),

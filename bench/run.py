@@ -4,7 +4,7 @@
 
 Runs, each in its own process and on its own database of the same PostgreSQL server (server and
 credentials from DATABASE_URL when it is PostgreSQL, else postgres@127.0.0.1:5432), with Redis
-db 9 as the broker where workers are involved:
+db 9 (BENCH_REDIS_DB to use another) as the broker where workers are involved:
 
 1. bench/sidebyside.py  agentstate vs LangGraph's PostgresSaver at 1/10/100 KB, and pgbench -N;
 2. bench/workflow.py    1,000 purchase requests end to end, two workers, the ERP simulator;
@@ -33,7 +33,7 @@ FULL = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10"],
     "throughput": ["bench/workflow.py", "--requests", "1000", "--timeout", "1500"],
     "growth": ["bench/growth.py", "--scales", "1000,10000,100000"],
-    "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "150", "--settle-seconds", "240"],
+    "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "240", "--settle-seconds", "300"],
 }
 QUICK = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3"],
