@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
 DB_NAME = "procurement_bench_wf"
-REDIS_DB = 9
+REDIS_DB = int(os.environ.get("BENCH_REDIS_DB", "9"))  # flushed before and after: a database of its own
 QUEUE = "bench"
 START_TIMEOUT = 30
 # The dearest untaxed quote of each demo item (seed_demo): a request priced at these stays within
