@@ -13,7 +13,7 @@ from agentstate.admin import TaskAdmin as EngineTaskAdmin
 from agentstate.errors import DomainError
 from agentstate.models import Task
 
-from . import offboarding, services, workflow
+from . import offboarding, review, services, workflow
 from .limits import MAX_REASON_CHARS
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
@@ -89,14 +89,43 @@ class ReasonForm(forms.Form):
                              widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class ReviewReasonForm(forms.Form):
+    """The intermediate page of a work-queue action: why, and for a recorded outcome the ERP reference."""
+    reason = forms.CharField(label=gettext_lazy("Why"), max_length=review.MAX_REASON,
+                             widget=forms.Textarea(attrs={"rows": 2}))
+    external_id = forms.CharField(label=gettext_lazy("ERP reference you looked up"),
+                                  max_length=review.MAX_EXTERNAL_ID, required=False)
+
+    def __init__(self, *args, needs_external_id: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not needs_external_id:
+            del self.fields["external_id"]
+        else:
+            self.fields["external_id"].required = True
+
+
+# The work queue's actions (procurement/review.py), offered on tasks in needs_review.
+REVIEW_ACTIONS = {
+    "review_reconcile": (review.review_reconcile, gettext_lazy("Check the ERP again"),
+                         gettext_lazy("The ERP is asked again, by each receipt's key, about what is in doubt; "
+                                      "each task goes where the answer sends it, or stays in review with a note.")),
+    "review_record_outcome": (review.review_record_outcome, gettext_lazy("Record the outcome"),
+                              gettext_lazy("The ERP reference you looked up is recorded on the receipt in doubt, "
+                                           "checked by its key where the ERP answers; the task goes on from there.")),
+    "review_retry": (review.review_retry, gettext_lazy("Retry the step"),
+                     gettext_lazy("The agent runs the failed step again.")),
+}
+
+
 admin.site.unregister(Task)
 
 
 @admin.register(Task)
 class TaskAdmin(EngineTaskAdmin):
-    """Read-only like every engine table; its actions fire transitions through the services."""
+    """Read-only like every engine table; its actions fire transitions through the services,
+    each asking why on a confirmation page and recording who and why."""
 
-    actions = ["cancel_with_compensation"]
+    actions = ["cancel_with_compensation", "review_reconcile", "review_record_outcome", "review_retry"]
 
     @admin.action(description=gettext_lazy("Cancel with compensation (asks why first)"), permissions=["view"])
     def cancel_with_compensation(self, request, queryset):
@@ -116,6 +145,57 @@ class TaskAdmin(EngineTaskAdmin):
             except DomainError as refused:
                 self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
         return None
+
+    @admin.action(description=gettext_lazy("Work queue: check the ERP again (asks why first)"), permissions=["view"])
+    def review_reconcile(self, request, queryset):
+        return self._review(request, queryset, "review_reconcile")
+
+    @admin.action(description=gettext_lazy("Work queue: record the outcome (asks for the ERP reference and why)"),
+                  permissions=["view"])
+    def review_record_outcome(self, request, queryset):
+        return self._review(request, queryset, "review_record_outcome")
+
+    @admin.action(description=gettext_lazy("Work queue: retry the step (asks why first)"), permissions=["view"])
+    def review_retry(self, request, queryset):
+        return self._review(request, queryset, "review_retry")
+
+    def _review(self, request, queryset, action):
+        """Asks why on a page listing the tasks at the versions seen; then each goes through its
+        service, which checks who may act, the version and the state, and records who and why."""
+        service, title, consequence = REVIEW_ACTIONS[action]
+        tasks = list(queryset.filter(kind=workflow.KIND, state=workflow.NEEDS_REVIEW).order_by("created_at"))
+        if not tasks:
+            self.message_user(request, _("None of the chosen tasks is waiting in review."), messages.WARNING)
+            return None
+        record = action == "review_record_outcome"
+        if record and len(tasks) > 1:
+            self.message_user(request, _("Record an outcome one task at a time: each has its own ERP reference."),
+                              messages.ERROR)
+            return None
+        form = ReviewReasonForm(request.POST if "apply" in request.POST else None, needs_external_id=record)
+        if not form.is_valid():
+            return TemplateResponse(request, "admin/agentstate/task/review_action.html", {
+                **self.admin_site.each_context(request), "title": title, "consequence": consequence,
+                "tasks": tasks, "form": form, "action": action, "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
+        extra = {"external_id": form.cleaned_data["external_id"]} if record else {}
+        for task in tasks:
+            seen = _seen_version(request, task)
+            try:
+                _after, said = service(user=request.user, task_id=task.pk, expected_version=seen,
+                                       reason=form.cleaned_data["reason"], **extra)
+                self.message_user(request, f"{task.pk}: {said}")
+            except DomainError as refused:
+                self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
+        return None
+
+
+def _seen_version(request, task) -> int:
+    """The version the confirmation page showed; a task that moved since is refused (409) by the service."""
+    try:
+        return int(request.POST.get(f"version-{task.pk}", ""))
+    except ValueError:
+        return task.version
 
 
 User = get_user_model()

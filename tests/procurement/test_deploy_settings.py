@@ -68,8 +68,9 @@ def test_pages_carry_a_csp_without_unsafe_inline_scripts_and_no_inline_handlers(
     script_src = re.search(r"script-src ([^;]*)", policy).group(1)
     assert "'self'" in script_src and "unsafe-inline" not in script_src and "unsafe-eval" not in script_src
     assert "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy, "no inline script or style, attribute or element"
     html = response.content.decode()
-    assert not re.search(r"\son[a-z]+=|hx-on|javascript:", html)
+    assert not re.search(r"\son[a-z]+=|hx-on|javascript:|\sstyle=", html)
     assert '"includeIndicatorStyles": false' in html and "js/app.js" in html
 
 
@@ -78,3 +79,9 @@ def test_static_files_are_served_by_whitenoise():
     response = Client().get("/static/js/app.js")
     assert response.status_code == 200
     assert b"data-autosubmit" in b"".join(response.streaming_content)
+
+
+def test_no_template_carries_an_inline_style_the_csp_would_refuse():
+    inline = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "templates").rglob("*.html"))
+              for n, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"\sstyle=|<style", line)]
+    assert inline == [], "move these to static/css/app.css: " + ", ".join(inline)
