@@ -1,6 +1,7 @@
 """Rate limits for the API, set once in REST_FRAMEWORK (rates in DEFAULT_THROTTLE_RATES):
 chat turns per person (a turn may call a paid model), writes per person, token sign-ins per
-address. Reads are not limited."""
+address. Reads are not limited. The HTML chat page counts its turns with the same chat throttle
+(`chat_wait`), so a person's turns are one count wherever they are posted."""
 from rest_framework.throttling import SimpleRateThrottle
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -32,3 +33,16 @@ class TokenThrottle(SimpleRateThrottle):
         if getattr(view, "throttle_scope", None) != "token" or request.method in SAFE_METHODS:
             return None
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class _ChatPage:
+    throttle_scope = "chat"
+
+
+def chat_wait(request) -> float | None:
+    """For a chat turn posted outside DRF (the HTML chat page): None if allowed (and counted),
+    else the seconds to wait, by the API's chat rate and counter."""
+    throttle = ChatThrottle()
+    if throttle.allow_request(request, _ChatPage()):
+        return None
+    return throttle.wait() or 1.0

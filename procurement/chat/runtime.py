@@ -38,7 +38,7 @@ class TurnResult:
 
 def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
     _check_may_post(session, user)
-    text = message_checked(text, lang=_conversation_language(session))
+    text = message_checked(text, lang=conversation_language(session))
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
     proposal = (brain or default_brain()).propose(ctx)
@@ -78,7 +78,8 @@ def message_checked(text, *, lang: str = "") -> str:
     return text  # stored exactly as written; it is text, never markup
 
 
-def _conversation_language(session: Session) -> str:
+def conversation_language(session: Session) -> str:
+    """The language the agent last answered in ("zh", "en"), or "" before its first reply."""
     last = session.turns.filter(role=Turn.Role.AGENT).order_by("-seq").values_list("data", flat=True).first()
     return (last or {}).get("lang", "")
 

@@ -1,18 +1,24 @@
 """The requester's pages: their chat sessions, and one chat beside its task's live panel."""
+import math
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import dateformat, timezone
 from django.utils.dateparse import parse_datetime
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import get_language, gettext, ngettext
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
 from .. import selectors
+from ..api.throttles import chat_wait
+from ..chat.runtime import conversation_language
 from ..models import PurchaseRequest
 from ..sentences import refusal
+from .chat_forms import ChatMessageForm
 from .tasks import task_context
 
 
@@ -44,24 +50,44 @@ def chat_page(request, session_id):
 
 @login_required
 @require_POST
+@vary_on_headers("HX-Request")
 def chat_message(request, session_id):
+    """One turn from the page: throttled like the API's chat (same rate, same count per person),
+    checked by the same rules, then the same chat_turn."""
     from ..chat.runtime import chat_turn
 
     session = _session(request.user, session_id)
     seen = session.turns.count()
+    wait = chat_wait(request)
+    form = ChatMessageForm(request.POST, lang=conversation_language(session) or _page_lang())
     status, error = 200, ""
-    try:
-        chat_turn(session=session, user=request.user, text=request.POST.get("text", ""))
-    except DomainError as exc:
-        status, error = exc.http_status, refusal(exc)
+    if wait is not None:
+        status, error = 429, gettext("You are sending messages faster than the agent takes them. Wait %(n)d seconds, "
+                               "then send this one again.") % {"n": math.ceil(wait)}
+    elif not form.is_valid():
+        status, error = 400, " ".join(form.errors["text"])
+    else:
+        try:
+            chat_turn(session=session, user=request.user, text=form.cleaned_data["text"])
+        except DomainError as exc:
+            status, error = exc.http_status, refusal(exc)
     session.refresh_from_db()
-    if not request.htmx:
-        if error:
-            return render(request, "procurement/chat.html", _context(request.user, session) | {"error": error},
-                          status=status)
+    if not request.htmx and not error:
         return redirect("chat-page", session.pk)
-    context = _context(request.user, session, new_from=seen) | {"error": error}
-    return render(request, "procurement/chat.html#exchange", context, status=status)
+    if request.htmx:
+        response = render(request, "procurement/chat.html#exchange",
+                          _context(request.user, session, new_from=seen) | {"error": error}, status=status)
+    else:
+        response = render(request, "procurement/chat.html",
+                          _context(request.user, session) | {"error": error, "form": form}, status=status)
+    if wait is not None:
+        response["Retry-After"] = str(math.ceil(wait))
+    return response
+
+
+def _page_lang() -> str:
+    """The page's language as the chat's language code ("zh" or "en")."""
+    return "zh" if (get_language() or "").startswith("zh") else "en"
 
 
 def _context(user, session: Session, new_from: int = 0) -> dict:

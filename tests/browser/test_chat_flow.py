@@ -40,3 +40,17 @@ def test_html_in_a_message_is_shown_as_text(demo, signed_in):
     say(alice, "<b>bold</b><script>window.__pwned = 1</script>")
     expect(alice.locator(".turns li.user").first).to_have_text("<b>bold</b><script>window.__pwned = 1</script>")
     assert alice.evaluate("window.__pwned === undefined")
+
+
+def test_a_message_sent_too_fast_is_refused_in_the_page_and_stays_in_the_box(demo, signed_in, monkeypatch):
+    from procurement.api.throttles import ChatThrottle
+
+    monkeypatch.setattr(ChatThrottle, "THROTTLE_RATES", {"chat": "1/min"})
+    alice = signed_in("alice")
+    alice.get_by_role("button", name="New request by chat").click()
+    say(alice, "hello")
+    expect(alice.locator(".turns li.agent")).to_have_count(1)
+    say(alice, "I need 2 laptops for the new hires")
+    expect(alice.get_by_role("alert")).to_contain_text("faster than the agent takes them")
+    expect(alice.get_by_label("Message")).to_have_value("I need 2 laptops for the new hires")
+    expect(alice.locator(".turns li.user")).to_have_count(1)
