@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from django.utils.translation import get_language, pgettext_lazy
 
 from agentstate.errors import Conflict, DomainError, IllegalTransition, LeaseLost, NotFound, NotPermitted, StaleVersion
+from agentstate.memory.deletion import ReasonQuotesEntry
 
 from . import labels
 from .money import ntd
@@ -248,7 +249,23 @@ CODED_REFUSALS = {  # agentstate errors with a code, when their sentence is not 
     "checkpoint_chain_broken": pgettext_lazy("refusal", "A saved state of this request is incomplete; it was not "
                                                         "used."),
     "schema_too_new": pgettext_lazy("refusal", "This was saved by a newer version of the app. Nothing was changed."),
+    ReasonQuotesEntry.code: pgettext_lazy(
+        "refusal", "The reason repeats what the entry says, and the reason is kept after the text is gone. Say why "
+                   "without quoting it, e.g. \"no longer true\" or \"asked to forget\"."),
 }
+
+
+def coded_refusal(exc: DomainError) -> str | None:
+    """The refusal in the reader's language if it has a code listed here, else None."""
+    words = CODED_REFUSALS.get(getattr(exc, "code", ""))
+    return None if words is None else str(words)
+
+
+def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
+    """The refusal's field errors, in the reader's language where the refusal has a listed code."""
+    errors = exc.extra.get("errors") or {}
+    coded = coded_refusal(exc)
+    return {field: [coded] for field in errors} if coded is not None else errors
 
 
 def refusal(exc: DomainError) -> str:

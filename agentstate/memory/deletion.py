@@ -25,6 +25,11 @@ SOURCE_REMOVED = "[removed: memory deleted by {who} on {day}]"
 QUOTE_MIN_CHARS = 6
 
 
+class ReasonQuotesEntry(DomainError):
+    """A deletion reason that repeats the entry: the reason outlives the text, so it is refused."""
+    code = "reason_quotes_entry"
+
+
 @dataclass
 class DeletionReport:
     entry_id: str
@@ -96,7 +101,7 @@ def reason_refused_if_quoting(reason: str, texts) -> None:
     if any(quotes(reason, text) for text in texts):
         message = ("The reason repeats what the entry says, and the reason is kept after the text is gone. "
                    "Say why without quoting it, e.g. \"no longer true\" or \"asked to forget\".")
-        raise DomainError(message, errors={"reason": [message]})
+        raise ReasonQuotesEntry(message, errors={"reason": [message]})
 
 
 def _plain(text: str) -> str:

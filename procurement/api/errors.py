@@ -11,12 +11,14 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agentstate.errors import DomainError
 
-from ..sentences import refusal
+from ..sentences import coded_refusal, refusal, refusal_errors
 
 
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
         body = {"detail": _detail(exc), **exc.extra}
+        if "errors" in body:
+            body["errors"] = refusal_errors(exc)
         return Response(body, status=exc.http_status)
     if isinstance(exc, exceptions.ValidationError):
         return Response({"detail": _("Invalid input."), "errors": field_errors(exc.detail)},
@@ -26,6 +28,9 @@ def exception_handler(exc, context):
 
 def _detail(exc: DomainError) -> str:
     """English clients read the refusal as the service wrote it; others in their language."""
+    coded = coded_refusal(exc)
+    if coded is not None:
+        return coded
     return str(exc) if (get_language() or "en").startswith("en") else refusal(exc)
 
 

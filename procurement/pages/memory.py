@@ -26,6 +26,7 @@ from agentstate.memory.services import memory_confirm, memory_correct
 
 from ..selectors import memory as selectors
 from ..limits import MAX_REASON_CHARS
+from ..sentences import coded_refusal, refusal_errors
 from .memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
 PER_PAGE = 50
@@ -231,13 +232,13 @@ def _template(request, page: str, partial: str) -> str:
 
 
 def _messages(exc: DomainError) -> list[str]:
-    return [message for messages in (exc.extra.get("errors") or {}).values() for message in messages]
+    return [message for messages in refusal_errors(exc).values() for message in messages]
 
 
 def _refused(request, entry, exc: DomainError, extra=None):
     if isinstance(exc, NotFound):
         raise Http404("No such memory entry.")
-    message = str(exc)
+    message = coded_refusal(exc) or str(exc)
     if isinstance(exc, NotPermitted):
         message = _("You may read this entry but not confirm, correct or delete it.")
     return _answer(request, entry, error=message, field_errors=_messages(exc), status=exc.http_status, extra=extra)

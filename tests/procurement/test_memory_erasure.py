@@ -73,3 +73,24 @@ def test_the_api_preview_names_the_turn_replacement(demo, learned):
     client.force_authenticate(demo["carol"])
     body = client.get(f"/api/v1/memory/{learned.pk}/delete-preview/").json()
     assert body["source_turns"] == 1 and body["source_replacement"].startswith("[removed: memory deleted by carol")
+
+
+def test_a_reason_that_quotes_the_memory_is_refused_in_traditional_chinese_for_a_zh_hant_reader(demo, learned):
+    client = carol(demo)
+    client.cookies["django_language"] = "zh-hant"
+    page = client.post(reverse("memory-delete", args=[learned.pk]), {"reason": "wrong: always deliver to the Zq7 "
+                                                                               "warehouse"}, HTTP_HX_REQUEST="true")
+    html = page.content.decode()
+    assert page.status_code == 400 and "原因" in html and "引用" in html
+    assert "repeats what the entry says" not in html
+
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(demo["carol"])
+    answer = api.delete(f"/api/v1/memory/{learned.pk}/?reason=always+deliver+to+the+Zq7+warehouse",
+                        HTTP_ACCEPT_LANGUAGE="zh-hant")
+    body = answer.json()
+    assert answer.status_code == 400 and "引用" in body["detail"] and "引用" in body["errors"]["reason"][0]
+    assert "code" not in body
+    assert MemoryEntry.objects.get(pk=learned.pk).status == "active"
