@@ -11,6 +11,7 @@ from functools import reduce
 from operator import or_
 from typing import Callable
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 
@@ -38,6 +39,40 @@ def all_derivers() -> list[Deriver]:
     return list(_registry.values())
 
 
+# -- where the text can be ------------------------------------------------------------------
+# A memory's text reaches a session or task in three ways only: it was said there (the turns it
+# was learned from, and the task those sessions drafted); the agent used it there (a `use`
+# MemoryEvent names the turn and the task); or the record belongs to the person a user-scope
+# entry is about (their own words, anywhere). Every deriver below looks only at those rows, so a
+# deletion reads a few sessions and tasks, never whole tables.
+
+def reach(entry_id) -> tuple[list, list]:
+    """(session ids, task ids) where the entry's text can be. Each step is an indexed lookup, and
+    the lists are handed to the derivers as literal ids, so the planner never scans a table."""
+    from ..models import Session, Task, Turn
+    from .models import MemoryEntry, MemoryEvent, MemoryVersion, Scope
+
+    entry = MemoryEntry.objects.filter(pk=entry_id).values("scope", "subject", "source_turn_id").first() or {}
+    source_turns = {entry.get("source_turn_id"), *MemoryVersion.objects.filter(entry_id=entry_id).values_list(
+        "source_turn_id", flat=True)} - {None}
+    sessions = set(Turn.objects.filter(pk__in=source_turns).values_list("session_id", flat=True))
+    tasks = set()
+    for session_id, task_id in MemoryEvent.objects.filter(entry_id=entry_id).values_list("turn__session_id",
+                                                                                          "task_id"):
+        sessions.add(session_id)
+        tasks.add(task_id)
+    if entry.get("scope") == Scope.USER:
+        person = get_user_model().objects.filter(username=entry["subject"]).values_list("pk", flat=True).first()
+        sessions |= set(Session.objects.filter(owner_id=person).order_by().values_list("pk", flat=True))
+        tasks |= set(Task.objects.filter(initiator_id=person).order_by().values_list("pk", flat=True))
+    sessions.discard(None)
+    tasks |= set(Session.objects.filter(pk__in=sessions, task__isnull=False).values_list("task_id", flat=True))
+    tasks.discard(None)
+    # And every conversation about those tasks: the agent may have repeated a draft's words there.
+    sessions |= set(Session.objects.filter(task_id__in=tasks).values_list("pk", flat=True))
+    return sorted(sessions), sorted(tasks)
+
+
 # -- session summaries ---------------------------------------------------------------------
 # A summary may fold in the memory the agent used in that session, or quote it; either way
 # it is cleared, and can be rebuilt from the turns, which refer to memory by id only.
@@ -47,7 +82,8 @@ def _summaries(entry_id, texts):
 
     used_in = Q(turns__memory_events__entry_id=entry_id)
     quoting = [Q(summary__contains=text) for text in texts if text]
-    return Session.objects.exclude(summary="").filter(reduce(or_, quoting, used_in)).distinct()
+    sessions, _tasks_reached = reach(entry_id)
+    return Session.objects.filter(pk__in=sessions).exclude(summary="").filter(reduce(or_, quoting, used_in)).distinct()
 
 
 def _count_summaries(entry_id, texts) -> int:
@@ -100,7 +136,9 @@ def _other_turns(entry_id, texts):
 
     sources = [*MemoryEntry.objects.filter(pk=entry_id).values_list("source_turn_id", flat=True),
                *MemoryVersion.objects.filter(entry_id=entry_id).values_list("source_turn_id", flat=True)]
-    return _quoting(Turn.objects.exclude(pk__in=[s for s in sources if s]), ["text", "data"], texts)
+    sessions, _tasks_reached = reach(entry_id)
+    turns = Turn.objects.filter(session_id__in=sessions).exclude(pk__in=[s for s in sources if s])
+    return _quoting(turns, ["text", "data"], texts)
 
 
 def _purge_turns(entry_id, texts) -> int:
@@ -115,7 +153,8 @@ def _purge_turns(entry_id, texts) -> int:
 def _tasks(entry_id, texts):
     from ..models import Task
 
-    return _quoting(Task.objects.all(), ["data"], texts)
+    _sessions, tasks = reach(entry_id)
+    return _quoting(Task.objects.filter(pk__in=tasks), ["data"], texts)
 
 
 def _checkpoints(entry_id, texts):
@@ -123,7 +162,8 @@ def _checkpoints(entry_id, texts):
 
     # A checkpoint's body is JSON text: the memory's text may sit there escaped.
     escaped = {json.dumps(text, ensure_ascii=False)[1:-1] for text in texts}
-    return _quoting(Checkpoint.objects.all(), ["body"], sorted(set(texts) | escaped))
+    _sessions, tasks = reach(entry_id)
+    return _quoting(Checkpoint.objects.filter(task_id__in=tasks), ["body"], sorted(set(texts) | escaped))
 
 
 def _count_task_data(entry_id, texts) -> int:
@@ -152,7 +192,8 @@ def _purge_task_data(entry_id, texts) -> int:
 def _events(entry_id, texts):
     from ..models import TaskEvent
 
-    return _quoting(TaskEvent.objects.all(), ["reason", "data"], texts)
+    _sessions, tasks = reach(entry_id)
+    return _quoting(TaskEvent.objects.filter(task_id__in=tasks), ["reason", "data"], texts)
 
 
 def _purge_events(entry_id, texts) -> int:

@@ -157,3 +157,29 @@ def test_a_deleted_entry_is_gone_for_every_service(alice, root):
         with pytest.raises(NotFound):
             attempt()
     assert memory_context(alice).entries == []
+
+
+def test_copies_are_masked_where_the_entry_reached_and_nowhere_else(alice, erin, root, make_task):
+    """An organisation-wide entry the agent used in erin's chat: its echo there is masked, and so is
+    that chat's task; erin's own unrelated request that happens to use the same words is hers,
+    untouched, and so are its checkpoints."""
+    from agentstate.machine import task_create
+
+    entry = memory_create(by=root, scope="organisation", subject="", kind="procedure",
+                          content="Use the zq9 purchasing portal")
+    used_task = task_create(kind="sample", initiator=erin, tenant="T2", data={"note": "Use the zq9 purchasing portal"})
+    chat = Session.objects.create(owner=erin, task=used_task)
+    asked = Turn.objects.create(session=chat, seq=1, role="user", text="How do I order?")
+    memory_context(erin, task=used_task, turn=asked)
+    echo = Turn.objects.create(session=chat, seq=2, role="agent", text="Use the zq9 purchasing portal, as agreed")
+    unrelated = task_create(kind="sample", initiator=erin, tenant="T2", data={"note": "Use the zq9 purchasing portal"})
+
+    assert memory_delete_preview(entry, by=root).derived["task records quoting it"] == 2  # the task and its checkpoint
+    memory_delete(entry=entry, by=root, reason="replaced")
+
+    echo.refresh_from_db()
+    used_task.refresh_from_db()
+    unrelated.refresh_from_db()
+    assert echo.text == "[removed], as agreed" and used_task.data["note"] == "[removed]"
+    assert unrelated.data["note"] == "Use the zq9 purchasing portal"
+    assert "zq9" in Checkpoint.objects.get(task=unrelated).body
