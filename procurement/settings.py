@@ -216,6 +216,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # django-axes' start-up banner at INFO would be the only output of every manage.py command
+    # (check --deploy included); its lockouts are logged by other loggers and stay.
+    "loggers": {"axes.apps": {"level": "WARNING"}},
 }
 
 CELERY_BEAT_SCHEDULE = {
