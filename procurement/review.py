@@ -189,7 +189,7 @@ def _follow(task: Task, user, lookups: list, reason: str, *, event: str, how: st
     if requisition is not None and requisition.found is not None:
         found = requisition.found
         data = {"requisition": {"id": found.external_id, "key": requisition.receipt.idempotency_key}}
-        step, said = "open_approval", _("The ERP holds requisition %(id)s: the request goes on to approval.") % {
+        step, said = "open_approval", _("The ERP holds ERP requisition %(id)s: the request goes on to approval.") % {
             "id": found.external_id}
     elif requisition is not None:
         said = _("The ERP has no requisition for it: the agent creates it again, under the same key.")
