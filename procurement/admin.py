@@ -221,8 +221,9 @@ class UserAdmin(DjangoUserAdmin):
                   permissions=["change"])
     def erase(self, request, queryset):
         return self._confirm(request, queryset, "erase", offboarding.user_erase,
-                             _("They are offboarded, everything remembered about them is deleted and every turn of "
-                               "their conversations is replaced by “[redacted]”. This cannot be undone."))
+                             _("They are offboarded, everything remembered about them is deleted, every turn of "
+                               "their conversations is replaced by “[redacted]”, their notices are deleted and mail "
+                               "to them is withdrawn or blanked. This cannot be undone."))
 
     def _confirm(self, request, queryset, action, service, consequence):
         if "apply" not in request.POST:

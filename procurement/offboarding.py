@@ -1,7 +1,7 @@
 """A person leaves (DESIGN §8, issue 6): their account stops, their sessions become readable
 by admins only, their own memory stops being used and waits for review, and their open
 purchase tasks are cancelled. Erasing them, later or at once, deletes their own memory and
-redacts what they said."""
+redacts what they said, deletes their in-page notices and blanks the mail the outbox holds for them."""
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -14,6 +14,7 @@ from agentstate.memory.sweeps import memory_flag_subject_left
 from agentstate.models import Session, Task, Turn
 
 from . import services, workflow
+from .models import Notice, Notification
 from .tokens import tokens_revoke
 
 TASK_POLICIES = ("cancel",)
@@ -35,6 +36,8 @@ class EraseReport:
     username: str
     memory_deleted: int = 0
     turns_redacted: int = 0
+    notices_deleted: int = 0
+    mail_redacted: int = 0
     offboarded: OffboardReport | None = None
 
 
@@ -62,7 +65,9 @@ def user_offboard(*, user, by, policy: str = "cancel") -> OffboardReport:
 
 
 def user_erase(*, user, by) -> EraseReport:
-    """Offboard if still active, then delete their own memory and redact their sessions' turns."""
+    """Offboard if still active, then delete their own memory, redact their sessions' turns, delete
+    their in-page notices and blank the mail to them in the outbox (rows stay, so nothing is
+    ever sent twice; what was still queued goes unsent)."""
     _require_admin(by)
     report = EraseReport(user.get_username())
     if user.is_active:
@@ -76,7 +81,19 @@ def user_erase(*, user, by) -> EraseReport:
         # Agent turns in their sessions quote them too, so every turn of those sessions goes.
         report.turns_redacted = Turn.objects.filter(session__owner=user).update(text=REDACTED, data={})
         Session.objects.filter(owner=user).update(title="", summary="")
+        report.notices_deleted = Notice.objects.filter(recipient=user).delete()[1].get(Notice._meta.label, 0)
+        report.mail_redacted = _mail_redact(user)
     return report
+
+
+def _mail_redact(user) -> int:
+    """Mail to them: unsent is withdrawn (a conditional delete, so a dispatcher that already
+    claimed it keeps it), the rest keeps its Message-ID and status but loses its words."""
+    if not user.email:
+        return 0
+    to_them = Notification.objects.filter(to__iexact=user.email)
+    withdrawn = to_them.filter(status=Notification.Status.QUEUED).delete()[0]
+    return withdrawn + to_them.exclude(subject=REDACTED).update(subject=REDACTED, body=REDACTED)
 
 
 def _cancel(task, *, by, report: OffboardReport):

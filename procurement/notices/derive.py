@@ -112,6 +112,8 @@ def _handle(key: str, event: TaskEvent | None, build) -> int:
 
 
 def _deliver(d: Delivery):
+    if d.user is not None and not d.user.is_active:
+        return  # a person who left reads no page and gets no mail (offboarding, erasure)
     rendered = notice_render(d.kind, d.language, d.context | {"link": d.link})
     if d.user is not None:
         Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, url=d.link,

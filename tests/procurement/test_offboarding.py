@@ -153,3 +153,40 @@ def io_sink():
     import io
 
     return io.StringIO()
+
+
+def test_erasing_deletes_their_notices_and_blanks_their_mail_but_not_anyone_elses(alices_world, demo):
+    from procurement.models import Notice, Notification
+    from procurement.outbox import notification_queue
+
+    task = alices_world["open"]
+    for person in ("alice", "bob"):
+        Notice.objects.create(recipient=demo[person], kind="rejected", task=task, key=f"k:{person}",
+                              text=f"Your request for qx9 monitors was rejected ({person})", url="https://x/")
+    sent = notification_queue(task_id=task.pk, to=demo["alice"].email, subject="Rejected: qx9 monitors",
+                              body="qx9 monitors were rejected", key="mail:sent")
+    Notification.objects.filter(pk=sent.pk).update(status=Notification.Status.SENT)
+    notification_queue(task_id=task.pk, to=demo["alice"].email, subject="PO issued: qx9", body="qx9", key="mail:q")
+    notification_queue(task_id=task.pk, to=demo["bob"].email, subject="New approval: qx9", body="qx9", key="mail:b")
+
+    report = user_erase(user=demo["alice"], by=demo["carol"])
+
+    assert (report.notices_deleted, report.mail_redacted) == (1, 2)
+    assert not Notice.objects.filter(recipient=demo["alice"]).exists()
+    assert Notice.objects.filter(recipient=demo["bob"]).count() == 1
+    mail_to_alice = Notification.objects.filter(to=demo["alice"].email)
+    assert list(mail_to_alice.values_list("message_id", "status", "subject", "body")) == [
+        (sent.message_id, "sent", REDACTED, REDACTED)], "the sent one is kept, blank; the queued one never goes"
+    assert Notification.objects.get(to=demo["bob"].email).body == "qx9"
+
+
+def test_a_person_who_left_gets_no_new_notice_or_mail(alices_world, demo):
+    from procurement.models import Notice, Notification
+    from procurement.notices.derive import notices_for_task
+
+    user_erase(user=demo["alice"], by=demo["carol"])
+    task = alices_world["open"]
+    assert Task.objects.get(pk=task.pk).state == "cancelled"
+    notices_for_task(task.pk)  # the cancel, turned into notices after the erasure (a worker may be late)
+    assert not Notice.objects.filter(recipient=demo["alice"]).exists()
+    assert not Notification.objects.filter(to=demo["alice"].email).exists()

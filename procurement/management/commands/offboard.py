@@ -35,7 +35,8 @@ def describe(report) -> str:
     if hasattr(report, "turns_redacted"):
         off = f"; {describe(report.offboarded)}" if report.offboarded else ""
         return (f"{report.username}: {report.memory_deleted} memory entries deleted, "
-                f"{report.turns_redacted} turns redacted{off}")
+                f"{report.turns_redacted} turns redacted, {report.notices_deleted} notices deleted, "
+                f"{report.mail_redacted} mails withdrawn or blanked{off}")
     left = "".join(f"\n  left {task}: {why}" for task, why in report.tasks_left.items())
     return (f"{report.username} offboarded: {report.tokens_revoked} tokens revoked, {report.sessions_locked} sessions "
             f"locked, {report.memory_flagged} memory entries flagged, {len(report.tasks_cancelled)} tasks "
