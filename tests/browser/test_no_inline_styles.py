@@ -52,8 +52,8 @@ def test_memory_pages_and_the_header_have_no_csp_violation_on_a_phone(entry, sig
     carol = signed_in("carol", viewport=PHONE)
     refused = csp_watch(carol)
     if language != "en":
-        carol.select_option("#lang", language)
-        carol.wait_for_load_state()
+        with carol.expect_navigation():
+            carol.select_option("#lang", language)
     carol.goto(f"{live_server.url}/memory/?subject=alice")
     expect(carol.locator("#memory-results")).to_contain_text("under 40k")
     assert carol.evaluate(WIDTH) <= PHONE["width"], "the memory list scrolls sideways"
