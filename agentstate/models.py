@@ -268,3 +268,5 @@ class Approval(models.Model):
 
 # Governed memory lives in its own package; importing it here registers its models with the app.
 from .memory.models import MemoryEntry, MemoryEvent, MemoryVersion  # noqa: E402,F401
+# Artifacts too: files a task read, stored once by their SHA-256.
+from .artifacts.models import Artifact, ArtifactVersion, Blob  # noqa: E402,F401
