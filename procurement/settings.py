@@ -119,6 +119,15 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 INPUT_MAX_BODY_BYTES = env_int("INPUT_MAX_BODY_BYTES", 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = INPUT_MAX_BODY_BYTES
 
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+# Quote sheets (procurement.quotesheet): the upload route's own body limit, a setting, checked from
+# Content-Length before anything is read; the other routes keep INPUT_MAX_BODY_BYTES.
+QUOTE_SHEET_MAX_BYTES = env_int("QUOTE_SHEET_MAX_BYTES", 10 * 1024 * 1024)
+QUOTE_SHEET_MAX_ROWS = env_int("QUOTE_SHEET_MAX_ROWS", 500)
+# A sheet's price is "far from the known quotes" when it differs from the catalogue's median
+# unit price for that item by more than this many percent (either way).
+QUOTE_SHEET_PRICE_TOLERANCE_PERCENT = env_int("QUOTE_SHEET_PRICE_TOLERANCE_PERCENT", 30)
+
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
@@ -129,6 +138,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if STATIC_MANIFEST
                     else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Files a task read (quote sheets), stored once by SHA-256 (agentstate.artifacts). Never served
+    # from MEDIA_URL: the download view checks who may see the task. For S3-compatible storage set
+    # ARTIFACT_STORAGE_BACKEND (e.g. storages.backends.s3.S3Storage) and its OPTIONS here.
+    "artifacts": {"BACKEND": env_str("ARTIFACT_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
+                  "OPTIONS": {"location": str(MEDIA_ROOT / "artifacts")}},
 }
 WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
