@@ -22,7 +22,8 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from .limits import MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, body_limit
+from .limits import (MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, MULTIPART_SLACK_BYTES, body_limit,
+                     is_upload_path, upload_limit)
 
 JSON_TYPES = ("application/json",)
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -123,7 +124,12 @@ def check_request(request) -> None:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise InputRefused(_("The Content-Length header is not a number.")) from None
-    if length > limit:
+    if is_upload_path(request.path) and request.method == "POST":
+        # A file route: refused from the header alone, before a byte of a 50 MB body is read.
+        if length > upload_limit() + MULTIPART_SLACK_BYTES:
+            raise InputRefused(file_too_big(length), status=413, field="file")
+        limit = upload_limit() + MULTIPART_SLACK_BYTES
+    elif length > limit:
         raise InputRefused(_too_big(length, limit), status=413)
     _check_fields(request.GET)
     content_type = request.content_type or ""
@@ -164,6 +170,12 @@ def _check_fields(fields) -> None:
         check_text(key, key)
         for value in values:
             check_text(value, key, numeric_limit=MAX_NUMERIC_TEXT_CHARS)
+
+
+def file_too_big(size: int) -> str:
+    mb = upload_limit() / (1024 * 1024)
+    return _("The file is %(size)s MB; files up to %(limit)s MB are accepted.") % {
+        "size": f"{size / (1024 * 1024):.1f}", "limit": f"{mb:g}"}
 
 
 def _too_big(size, limit: int) -> str:

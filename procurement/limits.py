@@ -1,6 +1,8 @@
 """Input limits shared by the input layer, forms, the API and the chat (DESIGN §15).
 
 One number per rule, so the chat, the API and the HTML forms refuse the same things."""
+import re
+
 from django.conf import settings
 
 # Bodies: the request size is a setting (INPUT_MAX_BODY_BYTES), read through body_limit().
@@ -29,5 +31,20 @@ MAX_JUSTIFICATION_CHARS = 2000
 MAX_DESCRIPTION_CHARS = 200
 
 
+# Routes that take a file (a quote sheet): their body may be as large as QUOTE_SHEET_MAX_BYTES
+# plus the multipart envelope and the form's small fields.
+UPLOAD_PATHS = re.compile(r"^/(?:api/v1/sessions/[^/]+/attachments|chat/[^/]+/attachments|tasks/[^/]+/quote-sheet)/$")
+MULTIPART_SLACK_BYTES = 64 * 1024
+
+
 def body_limit() -> int:
     return getattr(settings, "INPUT_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
+
+
+def upload_limit() -> int:
+    """The largest file the upload routes accept (QUOTE_SHEET_MAX_BYTES)."""
+    return getattr(settings, "QUOTE_SHEET_MAX_BYTES", 10 * 1024 * 1024)
+
+
+def is_upload_path(path: str) -> bool:
+    return bool(UPLOAD_PATHS.match(path))

@@ -17,7 +17,7 @@ from . import labels
 from .money import ntd
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
-MONEY_PARTS = {"total", "cap", "released", "available", "needed"}
+MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price"}
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     # agentstate.machine.task_create, procurement.services
@@ -161,6 +161,20 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"This conversation has no request yet", pgettext_lazy("refusal", "This conversation has no request yet")),
     (r"A budget cap must be above zero", pgettext_lazy("refusal", "A budget cap must be above zero")),
     (r"Every line needs a quantity", pgettext_lazy("refusal", "Every line needs a quantity")),
+    # procurement.quotesheet: a quote sheet read, its questions answered
+    (r"quote sheet (?P<filename>.+) v(?P<version>\d+) read: (?P<rows>\d+) rows, (?P<questions>\d+) questions",
+     pgettext_lazy("agent sentence", "quote sheet %(filename)s (version %(version)s) read: %(rows)s quotes, "
+                   "%(questions)s questions")),
+    (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): drop",
+     pgettext_lazy("agent sentence", "quote sheet question %(n)s: row %(row)s left out")),
+    (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): confirm",
+     pgettext_lazy("agent sentence", "quote sheet question %(n)s: the price of row %(row)s confirmed")),
+    (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): price (?P<price>\S+)",
+     pgettext_lazy("agent sentence", "quote sheet question %(n)s: the price of row %(row)s set to %(price)s")),
+    (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): tax_id (?P<tax_id>\d+)",
+     pgettext_lazy("agent sentence", "quote sheet question %(n)s: tax ID %(tax_id)s for row %(row)s")),
+    (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): item (?P<item>.+)",
+     pgettext_lazy("agent sentence", "quote sheet question %(n)s: row %(row)s is %(item)s")),
     # procurement.pricing and procurement.budget: the agent's questions
     (r"The request has no lines yet: what would you like to buy\?",
      pgettext_lazy("agent sentence", "The request has no lines yet: what would you like to buy?")),
@@ -318,6 +332,10 @@ def _part(name: str, value: str) -> str:
                                                                     for part in value.split("; ")))
     if name == "items":
         return _items(value)
+    if name == "item":
+        from .chat.draft import ITEM_NAMES
+
+        return str(ITEM_NAMES.get(value, value))
     if name == "fields":
         return str(LIST_SEPARATOR).join(str(DRAFT_FIELDS.get(field, field)) for field in value.split(", "))
     return value

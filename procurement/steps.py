@@ -27,6 +27,7 @@ from .budget import BudgetExhausted, budget_release, budget_reserve
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
 from .pricing import award
+from .quotesheet.state import sheet_quotes
 from .scope import approval_scope, purchase_order_request, requisition_request
 
 log = logging.getLogger(__name__)
@@ -108,9 +109,14 @@ def compare_quotes(step: Step):
     request = PurchaseRequest.objects.prefetch_related("lines").get(task=step.task)
     lines = [{"description": line.description, "quantity": line.quantity} for line in request.lines.all()]
     quotes = Quote.objects.select_related("supplier")
-    if step.task.data.get("supplier_choice"):
+    # The rows of an attached quote sheet are quotes for this request only, beside the catalogue's.
+    extra = sheet_quotes(step.task)
+    choice = step.task.data.get("supplier_choice")
+    if choice:
         # A fork that tries another supplier compares that supplier's quotes only.
-        quotes = quotes.filter(supplier__name=step.task.data["supplier_choice"])
+        quotes = quotes.filter(supplier__name=choice)
+        extra = [quote for quote in extra if quote["supplier"] == choice]
+    quotes = [*quotes, *extra]
     result = award(lines, quotes, timezone.localdate())
     if result.question:
         step.move("ask", data={"question": result.question, "comparison": result.comparison}, reason=result.question)

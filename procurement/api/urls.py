@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from . import chat, memory, notices, review, timetravel, tokens, views
+from . import attachments, chat, memory, notices, review, timetravel, tokens, views
 
 app_name = "api"
 
@@ -11,6 +11,7 @@ urlpatterns = [
     path("sessions/", views.SessionListView.as_view(), name="session-list"),
     path("sessions/<str:pk>/", views.SessionDetailView.as_view(), name="session-detail"),
     path("sessions/<str:pk>/messages/", chat.SessionMessageView.as_view(), name="session-messages"),
+    path("sessions/<str:pk>/attachments/", attachments.SessionAttachmentView.as_view(), name="session-attachments"),
     path("tasks/", views.TaskListView.as_view(), name="task-list"),
     path("tasks/<str:pk>/", views.TaskDetailView.as_view(), name="task-detail"),
     path("tasks/<str:pk>/cancel/", views.TaskCancelView.as_view(), name="task-cancel"),

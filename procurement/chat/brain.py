@@ -147,13 +147,26 @@ class ProposeMemory(Action):
 
 
 @dataclass(frozen=True)
+class AnswerQuote(Action):
+    n: int
+    answer: str
+    value: str = ""
+    name = "answer_quote"
+    schema = {"type": "object", "additionalProperties": False, "required": ["n", "answer"], "properties": {
+        "n": {"type": "integer", "minimum": 1}, "answer": {"enum": ["drop", "confirm", "price", "tax_id", "item"]},
+        "value": {"type": "string", "maxLength": 100}}}
+    description = ("Answer open question n about the attached quote sheet: drop its row, confirm its price, or set "
+                   "its price, tax ID or catalogue item (value).")
+
+
+@dataclass(frozen=True)
 class NoAction(Action):
     name = "none"
     description = "Just reply."
 
 
 ACTIONS = {cls.name: cls for cls in (UpdateDraft, Ask, Submit, Attach, Amend, Cancel, Status, ProposeMemory,
-                                     NoAction)}
+                                     AnswerQuote, NoAction)}
 
 
 def parse_action(name: str, args: dict | None) -> Action:

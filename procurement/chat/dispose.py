@@ -11,6 +11,10 @@ from agentstate.kinds import get_kind
 from agentstate.models import Receipt, Session, Task, TaskEvent, Turn
 
 from .. import erp, selectors, services, workflow
+from ..quotesheet import chat as sheet_words
+from ..quotesheet import words
+from ..quotesheet.chat import pending_text
+from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from ..models import Department, PurchaseRequest
 from ..pricing import match_item
 from . import draft as drafts
@@ -99,28 +103,35 @@ def _with_draft_prompt(job: Job, out: Outcome) -> Outcome:
     """After a draft changes (or is picked up), the runtime asks the next missing field, or
     shows the stored draft and asks to confirm: a confirmation binds to that draft version."""
     task = out.task
-    wants = out.did in ("update_draft", "attach") or job.proposal.expects == "draft"
+    wants = out.did in ("update_draft", "attach", "answer_quote") or job.proposal.expects == "draft"
     if task is None or task.state != workflow.DRAFT or out.outcome != "done" or not wants:
         return out
     if job.proposal.expects == "item_unknown":
         out.expects = "item"
         return out
+    text, out.expects, out.confirming = draft_prompt(task, job.lang, job.ctx.departments, job.ctx.catalogue)
+    out.reply = join(out.reply, text)
+    return out
+
+
+def draft_prompt(task: Task, lang: str, departments=(), catalogue=()) -> tuple[str, str, dict | None]:
+    """(what to ask next about the draft, what the answer will be, what a yes confirms): an open
+    question about its quote sheet first, then the next missing field, the tax basis of a cap,
+    or the whole draft to confirm."""
+    sheet_question = pending_text(task, lang, catalogue)
+    if sheet_question:
+        return sheet_question, "quote_question", None
     draft = task.data.get("draft") or {}
     gaps = drafts.missing(draft)
     estimate = None if gaps else drafts.tax_matters(draft)
     if gaps:
-        out.reply = join(out.reply, drafts.question_for(gaps[0], draft, job.lang, job.ctx.departments))
-        out.expects = gaps[0]
-    elif estimate:
+        return drafts.question_for(gaps[0], draft, lang, departments), gaps[0], None
+    if estimate:
         # A cap met or missed depending on tax: ask once which it is, before anything is confirmed.
-        out.reply = join(out.reply, say("tax_question", job.lang, cap=drafts.money(draft["budget"]),
-                                        subtotal=drafts.money(estimate[0]), total=drafts.money(estimate[1])))
-        out.expects = "budget_tax"
-    else:
-        out.reply = join(out.reply, drafts.confirm_prompt(draft, job.lang))
-        out.expects, out.confirming = "confirm_submit", {"action": "submit", "task": str(task.pk),
-                                                         "version": task.version}
-    return out
+        return say("tax_question", lang, cap=drafts.money(draft["budget"]), subtotal=drafts.money(estimate[0]),
+                   total=drafts.money(estimate[1])), "budget_tax", None
+    return drafts.confirm_prompt(draft, lang), "confirm_submit", {"action": "submit", "task": str(task.pk),
+                                                                  "version": task.version}
 
 
 # -- handlers -------------------------------------------------------------------
@@ -232,6 +243,10 @@ def submit(job: Job) -> Outcome:
     gaps = drafts.missing(draft)
     if gaps:
         raise DomainError(f"The draft is not complete yet (missing: {', '.join(gaps)})")
+    sheet_question = pending_text(task, job.lang, job.ctx.catalogue)
+    if sheet_question:  # the quote sheet's questions come first; nothing is submitted
+        return Outcome(reply=join(words.say("still_open", job.lang, filename=task.data["quote_sheet"]["file"]["filename"]),
+                                  sheet_question), did="none", outcome="confirm", task=task, expects="quote_question")
     confirmed = {"action": "submit", "task": str(task.pk), "version": task.version}
     if job.ctx.confirming != confirmed:
         # Nobody has said yes to this exact draft: show it and ask, do not submit.
@@ -338,8 +353,35 @@ def propose_memory(job: Job) -> Outcome:
     return Outcome(reply=say("memory_proposed", job.lang, id=entry_id), did="propose_memory", task=job.task())
 
 
+def answer_quote(job: Job) -> Outcome:
+    """Her answer to the quote sheet's open question: the row left out, confirmed or corrected."""
+    task = _current(job)
+    _own(job, task)
+    job.same_as_seen(task)
+    if task.state != workflow.DRAFT:
+        raise Conflict(f"That request is already {task.state}; it cannot be continued")
+    action = job.action
+    question = next((q for q in open_questions(task.data.get("quote_sheet")) if q["n"] == action.n), None)
+    if question is None:
+        raise Conflict("That question about the quote sheet is already answered.")
+    try:
+        sheet = quote_question_answer(task=task, user=job.user, n=action.n, action=action.answer, value=action.value,
+                                      expected_version=task.version)
+    except SheetAnswerRefused as exc:
+        refused = words.say("bad_tax_id", job.lang, tax_id=action.value) if exc.extra.get("tax_id") else \
+            words.say("again", job.lang)
+        return Outcome(reply=join(refused, pending_text(task, job.lang, job.ctx.catalogue)), did="none",
+                       outcome="refused", reason=str(exc), task=task, expects="quote_question")
+    task = Task.objects.get(pk=task.pk)
+    reply = sheet_words.answered_reply(question, action.answer, action.value, job.lang)
+    if not open_questions(sheet):
+        reply = join(reply, sheet_words.resolved_reply(sheet, job.lang))
+    return Outcome(reply=reply, did="answer_quote", task=task)
+
+
 HANDLERS = {"none": reply_only, "ask": reply_only, "status": status, "update_draft": update_draft,
-            "submit": submit, "attach": attach, "amend": amend, "cancel": cancel, "propose_memory": propose_memory}
+            "submit": submit, "attach": attach, "amend": amend, "cancel": cancel, "propose_memory": propose_memory,
+            "answer_quote": answer_quote}
 
 
 # -- checks -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 
 from ..limits import MAX_CHAT_CHARS
+from ..quotesheet.chat import sheet_proposal
 from ..selectors.sessions import may_post
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
@@ -41,7 +42,8 @@ def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> Tu
     text = message_checked(text, lang=conversation_language(session))
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
-    proposal = (brain or default_brain()).propose(ctx)
+    # An open question about an attached quote sheet reads the message as its answer first.
+    proposal = sheet_proposal(ctx) or (brain or default_brain()).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, memory, notices, review, tasks, timetravel
+from . import approvals, chat, home, memory, notices, quote_sheet, review, tasks, timetravel
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -10,7 +10,9 @@ urlpatterns = [
     path("chat/new/", chat.session_new, name="chat-new"),
     path("chat/<uuid:session_id>/", chat.chat_page, name="chat-page"),
     path("chat/<uuid:session_id>/messages/", chat.chat_message, name="chat-message"),
+    path("chat/<uuid:session_id>/attachments/", quote_sheet.chat_attachment, name="chat-attachment"),
     path("tasks/<uuid:task_id>/", tasks.task_page, name="task-page"),
+    path("tasks/<uuid:task_id>/files/<uuid:version_id>/", quote_sheet.artifact_download, name="artifact-download"),
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
     path("tasks/<uuid:task_id>/pause/", timetravel.task_pause, name="task-pause"),

@@ -40,7 +40,7 @@ PRICE = re.compile(r"^(?:NT\$|\$)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?\s*(?:å
 
 class SheetRefused(DomainError):
     """The file is not a quote sheet we can read; nothing was stored. Written in the reader's language."""
-    localized = True
+    translated = True
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message, errors={"file": [message]})

@@ -1,0 +1,81 @@
+"""Quote sheets on the pages: attaching one in the chat, and downloading the exact version a
+request read (only for people who may see the request; anyone else gets 404)."""
+import io
+import math
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from agentstate.artifacts.services import artifact_read, artifact_version_of
+from agentstate.errors import DomainError, NotFound
+
+from .. import selectors
+from ..api.throttles import chat_wait
+from ..limits import MAX_CHAT_CHARS
+from ..quotesheet.chat import chat_attach
+from ..quotesheet.reader import SheetRefused
+from ..sentences import refusal
+from .chat import _context, _session
+
+
+class AttachForm(forms.Form):
+    file = forms.FileField(label=_("Quote sheet (Excel .xlsx or CSV)"), allow_empty_file=True)
+    text = forms.CharField(label=_("Message (optional)"), required=False, max_length=MAX_CHAT_CHARS)
+
+
+def chat_lang() -> str:
+    return "zh" if (get_language() or "").startswith("zh") else "en"
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def chat_attachment(request, session_id):
+    session = _session(request.user, session_id)
+    seen = session.turns.count()
+    form = AttachForm(request.POST, request.FILES)
+    status, error = 200, ""
+    wait = chat_wait(request)  # an attachment is a chat turn: the chat's rate and counter
+    if wait is not None:
+        status, error = 429, gettext("You are sending messages faster than the agent takes them. Wait %(n)d "
+                                     "seconds, then send this one again.") % {"n": math.ceil(wait)}
+    elif not form.is_valid():
+        status, error = 400, " ".join(e for errors in form.errors.values() for e in errors)
+    else:
+        upload = form.cleaned_data["file"]
+        try:
+            chat_attach(session=session, user=request.user, content=upload.read(), filename=upload.name,
+                        content_type=upload.content_type or "", text=form.cleaned_data["text"], lang=chat_lang())
+        except SheetRefused as exc:
+            status, error = exc.http_status, str(exc)
+        except DomainError as exc:
+            status, error = exc.http_status, refusal(exc)
+    session.refresh_from_db()
+    if not request.htmx:
+        if error:
+            return render(request, "procurement/chat.html", _context(request.user, session) | {"error": error},
+                          status=status)
+        return redirect("chat-page", session.pk)
+    context = _context(request.user, session, new_from=seen) | {"error": error}
+    return render(request, "procurement/chat.html#exchange", context, status=status)
+
+
+@login_required
+@require_GET
+def artifact_download(request, task_id, version_id):
+    try:
+        task = selectors.task_for(request.user, task_id)
+        version = artifact_version_of(task, version_id)
+        content = artifact_read(version)
+    except NotFound:
+        raise Http404("No such file.")
+    response = FileResponse(io.BytesIO(content), as_attachment=True, filename=version.filename,
+                            content_type=version.content_type or "application/octet-stream")
+    response["X-Content-SHA256"] = version.sha256
+    return response

@@ -1,0 +1,181 @@
+"""A quote sheet on the pages and the API: attached in the chat (page and htmx) or by
+`POST /api/v1/sessions/{id}/attachments/`; refused early and in the reader's language when it
+is too big, the wrong shape or no spreadsheet; downloaded only by those who may see the request,
+at the version it read, which the approval page links."""
+import pytest
+import yaml
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.test import APIClient
+
+from agentstate.artifacts.models import Blob
+from agentstate.models import Approval, Session, Task, TaskEvent
+from procurement.quotesheet.chat import chat_attach
+from tests.procurement.chat.support import talk
+from tests.procurement.quote_sheets import HSINCHU, csv_bytes, row, xlsx_bytes
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+HX = {"HTTP_HX_REQUEST": "true"}
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
+CLEAN = [row("Laptop", HSINCHU, 34500)]
+
+
+@pytest.fixture(autouse=True)
+def artifact_dir(settings, tmp_path):
+    settings.STORAGES = {**settings.STORAGES, "artifacts": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(tmp_path)}}}
+    return tmp_path
+
+
+def client_for(user, csrf=False):
+    client = Client(enforce_csrf_checks=csrf)
+    client.force_login(user)
+    return client
+
+
+def api_for(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def upload(content, name="報價.xlsx"):
+    return SimpleUploadedFile(name, content, content_type="application/octet-stream")
+
+
+@pytest.fixture
+def session(demo):
+    return Session.objects.create(owner=demo["alice"])
+
+
+def test_attaching_in_the_chat_page_shows_the_first_question_in_chinese(demo, session):
+    client = client_for(demo["alice"])
+    response = client.post(f"/chat/{session.pk}/attachments/", {"file": upload(xlsx_bytes()), "text": "請幫我檢查這 20 筆報價並送出"},
+                           **HX, **ZH)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "請幫我檢查這 20 筆報價並送出" in body and "第 1 題（共 3 題）" in body
+    page = client.get(f"/chat/{session.pk}/", **ZH).content.decode()
+    assert "報價單" in page and "報價.xlsx（版本 1）" in page and "尚有 3 個問題待回覆" in page
+    assert "已讀取報價單 報價.xlsx（版本 1）：20 筆報價，3 個問題" in page and "quote sheet" not in page
+
+
+def test_the_chat_page_offers_the_attach_form_with_csrf(demo, session):
+    client = client_for(demo["alice"], csrf=True)
+    page = client.get(f"/chat/{session.pk}/", **ZH).content.decode()
+    assert 'enctype="multipart/form-data"' in page and "附上報價單" in page
+    response = client.post(f"/chat/{session.pk}/attachments/", {"file": upload(xlsx_bytes())})
+    assert response.status_code == 403 and Blob.objects.count() == 0
+
+
+def test_a_bad_file_in_the_chat_page_is_a_400_in_chinese_with_nothing_stored(demo, session):
+    client = client_for(demo["alice"])
+    response = client.post(f"/chat/{session.pk}/attachments/",
+                           {"file": upload(csv_bytes(header=["名稱", "價錢", "x", "y", "z"]), "q.csv")}, **HX, **ZH)
+    assert response.status_code == 400
+    assert "需要的欄位：品項、供應商、統一編號、單價（未稅）" in response.content.decode()
+    assert Blob.objects.count() == 0 and session.turns.count() == 0
+
+
+def test_fifty_megabytes_are_refused_from_the_header_before_the_body_is_read(demo, session):
+    client = client_for(demo["alice"])
+    for path in (f"/chat/{session.pk}/attachments/", f"/api/v1/sessions/{session.pk}/attachments/"):
+        response = client.generic("POST", path, b"--x--", content_type="multipart/form-data; boundary=x",
+                                  CONTENT_LENGTH=str(50 * 1024 * 1024), **ZH)
+        assert response.status_code == 413
+        assert "10 MB" in response.content.decode()
+    assert Blob.objects.count() == 0
+
+
+def test_a_file_between_the_limit_and_the_envelope_is_refused_too(demo, session, settings):
+    settings.QUOTE_SHEET_MAX_BYTES = 2000
+    client = client_for(demo["alice"])
+    response = client.post(f"/chat/{session.pk}/attachments/", {"file": upload(csv_bytes() * 3, "q.csv")}, **HX)
+    assert response.status_code == 413 and Blob.objects.count() == 0
+
+
+def test_other_routes_keep_the_one_megabyte_body_limit(demo, session):
+    client = client_for(demo["alice"])
+    response = client.generic("POST", f"/chat/{session.pk}/messages/", b"x", content_type="multipart/form-data; boundary=x",
+                              CONTENT_LENGTH=str(2 * 1024 * 1024))
+    assert response.status_code == 413
+
+
+def test_the_api_attaches_and_answers_201_with_the_artifact_and_the_reply(demo, session):
+    response = api_for(demo["alice"]).post(f"/api/v1/sessions/{session.pk}/attachments/",
+                                           {"file": upload(xlsx_bytes()), "text": "請幫我檢查這 20 筆報價並送出"},
+                                           format="multipart")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["open_questions"] == 3 and body["artifact"]["version"] == 1 and body["task"]["state"] == "draft"
+    assert "第 1 題（共 3 題）" in body["reply"]
+    assert body["artifact"]["download"].endswith(f"/tasks/{body['task']['id']}/files/{body['artifact']['version_id']}/")
+    answered = api_for(demo["alice"]).post(f"/api/v1/sessions/{session.pk}/messages/", {"text": "刪除"}, format="json")
+    assert "第 2 題（共 3 題）" in answered.json()["reply"]
+
+
+@pytest.mark.parametrize("content,status,words", [
+    (csv_bytes(header=["名稱", "價錢", "x", "y", "z"]), 400, "品項"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), 400, "不是試算表"),
+    (xlsx_bytes(rows=[row("Laptop", HSINCHU, "=A1*2")]), 400, "公式"),
+], ids=["wrong-columns", "not-a-spreadsheet", "formula-price"])
+def test_the_api_refuses_bad_files_in_the_callers_language(demo, session, content, status, words):
+    client = api_for(demo["alice"])
+    response = client.post(f"/api/v1/sessions/{session.pk}/attachments/", {"file": upload(content), "text": "請檢查"},
+                           format="multipart", **ZH)
+    assert response.status_code == status and words in response.json()["detail"]
+    assert response.json()["errors"]["file"]
+    assert Blob.objects.count() == 0 and Task.objects.count() == 0 and session.turns.count() == 0
+
+
+def test_the_api_without_a_file_is_400(demo, session):
+    response = api_for(demo["alice"]).post(f"/api/v1/sessions/{session.pk}/attachments/", {"text": "x"},
+                                           format="multipart")
+    assert response.status_code == 400 and "file" in response.json()["errors"]
+
+
+def test_someone_elses_session_is_404(demo, session):
+    response = api_for(demo["erin"]).post(f"/api/v1/sessions/{session.pk}/attachments/",
+                                          {"file": upload(xlsx_bytes())}, format="multipart")
+    assert response.status_code == 404 and Blob.objects.count() == 0
+
+
+def test_the_schema_documents_the_upload():
+    schema = yaml.safe_load(APIClient().get("/api/v1/schema/").content)
+    operation = schema["paths"]["/api/v1/sessions/{id}/attachments/"]["post"]
+    assert "multipart/form-data" in operation["requestBody"]["content"]
+    assert {"201", "400", "413"} <= operation["responses"].keys()
+
+
+def test_download_is_for_those_who_may_see_the_request(demo, session):
+    content = xlsx_bytes()
+    result = chat_attach(session=session, user=demo["alice"], content=content, filename="報價.xlsx", text="請檢查")
+    url = f"/tasks/{result.task.pk}/files/{result.task.data['quote_sheet']['file']['version_id']}/"
+    mine = client_for(demo["alice"]).get(url)
+    assert mine.status_code == 200 and b"".join(mine.streaming_content) == content
+    assert "attachment" in mine["Content-Disposition"]
+    assert client_for(demo["erin"]).get(url).status_code == 404  # another requester
+    assert client_for(demo["dave"]).get(url).status_code == 404  # another department's manager
+    assert Client().get(url).status_code == 302  # signed out: to the sign-in page
+    other = Session.objects.create(owner=demo["erin"])
+    theirs = chat_attach(session=other, user=demo["erin"], content=csv_bytes(CLEAN), filename="x.csv", text="check")
+    foreign = f"/tasks/{result.task.pk}/files/{theirs.task.data['quote_sheet']['file']['version_id']}/"
+    assert client_for(demo["alice"]).get(foreign).status_code == 404  # a version of another task
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_approval_page_links_the_version_that_was_read(demo, erp, eager):
+    alice = demo["alice"]
+    session = Session.objects.create(owner=alice)
+    talk(session, alice, "我需要 2 台筆電給新進工程師")
+    chat_attach(session=session, user=alice, content=csv_bytes(CLEAN), filename="v1.csv", text="請檢查")
+    changed = chat_attach(session=session, user=alice, content=csv_bytes([row("Laptop", HSINCHU, 34000)]),
+                          filename="v2.csv", text="改過的")
+    talk(session, alice, "好，送出")
+    approval = Approval.objects.get(task_id=changed.task.pk, status="pending")
+    file = Task.objects.get(pk=changed.task.pk).data["quote_sheet"]["file"]
+    assert file["version"] == 2
+    page = client_for(demo["bob"]).get(f"/approvals/{approval.pk}/", **ZH).content.decode()
+    assert f"/tasks/{changed.task.pk}/files/{file['version_id']}/" in page and "v2.csv（版本 2）" in page
+    assert client_for(demo["bob"]).get(f"/tasks/{changed.task.pk}/files/{file['version_id']}/").status_code == 200
+    assert TaskEvent.objects.filter(task_id=changed.task.pk, reason__contains="quote sheet v2.csv v2").exists()
