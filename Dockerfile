@@ -19,7 +19,7 @@ COPY locale locale/
 
 # Static files with hashed, compressed names, served by whitenoise from gunicorn.
 RUN STATIC_MANIFEST=true python manage.py collectstatic --noinput -v 0 \
-    && useradd --system --uid 1000 --home /app app && mkdir -p /app/var /data && chown -R app /app/var /data
+    && useradd --system --uid 1000 --home /app app && mkdir -p /app/var/media /data && chown -R app /app/var /data
 USER app
 
 EXPOSE 8000 8765

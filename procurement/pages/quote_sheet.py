@@ -5,7 +5,7 @@ import math
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
@@ -14,14 +14,15 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.artifacts.services import artifact_read, artifact_version_of
 from agentstate.errors import DomainError, NotFound
+from agentstate.models import Session
 
 from .. import selectors
 from ..api.throttles import chat_wait
 from ..limits import MAX_CHAT_CHARS
 from ..quotesheet.chat import chat_attach
-from ..quotesheet.reader import SheetRefused
 from ..sentences import refusal
 from .chat import _context, _session
+from .tasks import task_context
 
 
 class AttachForm(forms.Form):
@@ -52,8 +53,6 @@ def chat_attachment(request, session_id):
         try:
             chat_attach(session=session, user=request.user, content=upload.read(), filename=upload.name,
                         content_type=upload.content_type or "", text=form.cleaned_data["text"], lang=chat_lang())
-        except SheetRefused as exc:
-            status, error = exc.http_status, str(exc)
         except DomainError as exc:
             status, error = exc.http_status, refusal(exc)
     session.refresh_from_db()
@@ -64,6 +63,36 @@ def chat_attachment(request, session_id):
         return redirect("chat-page", session.pk)
     context = _context(request.user, session, new_from=seen) | {"error": error}
     return render(request, "procurement/chat.html#exchange", context, status=status)
+
+
+@login_required
+@require_POST
+def task_quote_sheet(request, task_id):
+    """From the request's page: the sheet goes into the request's conversation, where the agent
+    asks its questions; the page then opens that conversation."""
+    try:
+        task = selectors.task_for(request.user, task_id)
+    except NotFound:
+        raise Http404("No such task.")
+    if task.initiator_id != request.user.pk:
+        return HttpResponseForbidden(gettext("Only the requester attaches quotes to a request."))
+    session = selectors.task_conversations(task).first()
+    if session is None:
+        session = Session.objects.create(owner=request.user, task=task)
+    form = AttachForm(request.POST, request.FILES)
+    status, error = 400, ""
+    if not form.is_valid():
+        error = " ".join(e for errors in form.errors.values() for e in errors)
+    else:
+        upload = form.cleaned_data["file"]
+        try:
+            chat_attach(session=session, user=request.user, content=upload.read(), filename=upload.name,
+                        content_type=upload.content_type or "", text=form.cleaned_data["text"], lang=chat_lang())
+            return redirect("chat-page", session.pk)
+        except DomainError as exc:
+            status, error = exc.http_status, refusal(exc)
+    context = task_context(request.user, selectors.task_timeline(task)) | {"error": error}
+    return render(request, "procurement/task.html", context, status=status)
 
 
 @login_required

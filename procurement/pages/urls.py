@@ -12,6 +12,7 @@ urlpatterns = [
     path("chat/<uuid:session_id>/messages/", chat.chat_message, name="chat-message"),
     path("chat/<uuid:session_id>/attachments/", quote_sheet.chat_attachment, name="chat-attachment"),
     path("tasks/<uuid:task_id>/", tasks.task_page, name="task-page"),
+    path("tasks/<uuid:task_id>/quote-sheet/", quote_sheet.task_quote_sheet, name="task-quote-sheet"),
     path("tasks/<uuid:task_id>/files/<uuid:version_id>/", quote_sheet.artifact_download, name="artifact-download"),
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),

@@ -179,3 +179,37 @@ def test_the_approval_page_links_the_version_that_was_read(demo, erp, eager):
     assert f"/tasks/{changed.task.pk}/files/{file['version_id']}/" in page and "v2.csv（版本 2）" in page
     assert client_for(demo["bob"]).get(f"/tasks/{changed.task.pk}/files/{file['version_id']}/").status_code == 200
     assert TaskEvent.objects.filter(task_id=changed.task.pk, reason__contains="quote sheet v2.csv v2").exists()
+
+
+def test_on_the_drafts_page_the_sheet_goes_into_its_conversation(demo, session):
+    alice = demo["alice"]
+    talk(session, alice, "我需要 2 台筆電給新進工程師")
+    session.refresh_from_db()
+    page = client_for(alice).get(f"/tasks/{session.task_id}/", **ZH).content.decode()
+    assert f'action="/tasks/{session.task_id}/quote-sheet/"' in page and "附上報價單" in page
+    response = client_for(alice).post(f"/tasks/{session.task_id}/quote-sheet/", {"file": upload(xlsx_bytes())}, **ZH)
+    assert response.status_code == 302 and response["Location"] == f"/chat/{session.pk}/"
+    assert "第 1 題（共 3 題）" in session.turns.order_by("-seq").first().text
+    assert client_for(demo["erin"]).post(f"/tasks/{session.task_id}/quote-sheet/",
+                                         {"file": upload(xlsx_bytes())}).status_code == 404
+
+
+def test_on_the_page_a_bad_file_is_shown_there_with_nothing_stored(demo, session):
+    alice = demo["alice"]
+    talk(session, alice, "我需要 2 台筆電給新進工程師")
+    session.refresh_from_db()
+    response = client_for(alice).post(f"/tasks/{session.task_id}/quote-sheet/",
+                                      {"file": upload(b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "q.csv")}, **ZH)
+    assert response.status_code == 400 and "不是試算表" in response.content.decode()
+    assert Blob.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submitted_requests_page_offers_no_sheet_and_refuses_one(demo, erp, eager):
+    alice = demo["alice"]
+    session = Session.objects.create(owner=alice)
+    talk(session, alice, "我需要 2 台筆電給新進工程師", "好，送出")
+    session.refresh_from_db()
+    assert "quote-sheet/" not in client_for(alice).get(f"/tasks/{session.task_id}/").content.decode()
+    response = client_for(alice).post(f"/tasks/{session.task_id}/quote-sheet/", {"file": upload(xlsx_bytes())}, **ZH)
+    assert response.status_code == 409 and "草稿" in response.content.decode() and Blob.objects.count() == 0
