@@ -168,6 +168,23 @@ def test_rewind_past_a_purchase_order_the_erp_holds_is_refused_and_nothing_chang
     assert (fresh(task).version, receipts_of(task), erp.requisitions()) == (task.version, *before)
 
 
+def test_rewind_past_an_order_the_erp_confirms_it_never_made_withdraws_it_and_goes_ahead(demo, erp, eager):
+    task = waiting_for_approval(demo)
+    erp.fault(mode="down", path="/purchase-orders")
+    approval = Approval.objects.get(task_id=task.pk, status="pending")
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    task = fresh(task)
+    assert task.state == "needs_review"
+    erp.clear_faults()
+
+    tt.task_rewind(user=demo["carol"], task_id=task.pk, checkpoint=checkpoint_at(task, "award"))
+
+    [order] = Receipt.objects.filter(task_id=task.pk, operation=erp_ops.ISSUE_PURCHASE_ORDER)
+    assert order.status == "failed" and "withdrawn by a rewind" in order.error
+    assert erp.purchase_orders() == [] and fresh(task).state == "awaiting_approval"
+
+
 def test_a_finished_request_cannot_be_rewound(demo, erp, eager):
     task = waiting_for_approval(demo)
     services.request_cancel(task_id=task.pk, user=demo["alice"])
