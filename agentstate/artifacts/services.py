@@ -79,10 +79,13 @@ def artifact_read(version: ArtifactVersion) -> bytes:
     return content
 
 
-def artifact_version_of(task, version_id) -> ArtifactVersion:
-    """One of the task's artifact versions; 404 for anything else (callers check who may see the task)."""
-    found = (ArtifactVersion.objects.select_related("artifact", "blob")
-             .filter(pk=version_id, artifact__task=task).first())
+def artifact_version_of(task, version_id, *, referenced=()) -> ArtifactVersion:
+    """One of the task's artifact versions, or one its State names in `referenced` (a fork reads
+    the file its original read); 404 for anything else. Callers check who may see the task."""
+    versions = ArtifactVersion.objects.select_related("artifact", "blob").filter(pk=version_id)
+    found = versions.filter(artifact__task=task).first()
+    if found is None and str(version_id) in {str(ref) for ref in referenced}:
+        found = versions.first()
     if found is None:
         raise NotFound("No such file.")
     return found

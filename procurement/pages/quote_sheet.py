@@ -100,7 +100,8 @@ def task_quote_sheet(request, task_id):
 def artifact_download(request, task_id, version_id):
     try:
         task = selectors.task_for(request.user, task_id)
-        version = artifact_version_of(task, version_id)
+        read = ((task.data.get("quote_sheet") or {}).get("file") or {}).get("version_id")
+        version = artifact_version_of(task, version_id, referenced=[read] if read else [])
         content = artifact_read(version)
     except NotFound:
         raise Http404("No such file.")

@@ -213,3 +213,21 @@ def test_a_submitted_requests_page_offers_no_sheet_and_refuses_one(demo, erp, ea
     assert "quote-sheet/" not in client_for(alice).get(f"/tasks/{session.task_id}/").content.decode()
     response = client_for(alice).post(f"/tasks/{session.task_id}/quote-sheet/", {"file": upload(xlsx_bytes())}, **ZH)
     assert response.status_code == 409 and "草稿" in response.content.decode() and Blob.objects.count() == 0
+
+
+def test_a_task_whose_state_names_the_version_read_downloads_it_as_its_own(demo, session):
+    """A fork starts from its original's understanding, quote sheet included: its page links the
+    same file, and the same people as ever may download it."""
+    from tests.engine_support import task_in_state
+
+    content = xlsx_bytes()
+    result = chat_attach(session=session, user=demo["alice"], content=content, filename="報價.xlsx", text="請檢查")
+    sheet = result.task.data["quote_sheet"]
+    fork = task_in_state(state="draft", initiator=demo["alice"], kind="purchase", tenant="ENG",
+                         data={"quote_sheet": sheet})
+    url = f"/tasks/{fork.pk}/files/{sheet['file']['version_id']}/"
+    response = client_for(demo["alice"]).get(url)
+    assert response.status_code == 200 and b"".join(response.streaming_content) == content
+    assert client_for(demo["erin"]).get(url).status_code == 404
+    unrelated = task_in_state(state="draft", initiator=demo["alice"], kind="purchase", tenant="ENG", data={})
+    assert client_for(demo["alice"]).get(f"/tasks/{unrelated.pk}/files/{sheet['file']['version_id']}/").status_code == 404
