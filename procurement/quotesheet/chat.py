@@ -12,6 +12,8 @@ from .. import workflow
 from ..chat import lexicon
 from ..chat.brain import AnswerQuote, Context, NoAction, Proposal
 from ..chat.context import departments_of, summarize
+from ..chat.extract import extract
+from ..chat.rules import CHANGE_VERB
 from ..chat.phrases import join, language
 from ..chat.questions import question_of
 from ..chat.status import state_words
@@ -43,11 +45,17 @@ def sheet_proposal(ctx: Context) -> Proposal | None:
     question = next_question(sheet)
     if question is None:
         return None
+    found = extract(ctx.message, ctx.catalogue)
+    if CHANGE_VERB.search(ctx.message) and found.any():
+        return None  # 「改成 3 台筆電」 changes the draft; the runtime then asks the open question again
     answer = parse_answer(question, ctx.message, ctx.catalogue)
     if answer is not None:
         return Proposal("", AnswerQuote(n=question["n"], answer=answer["action"], value=answer.get("value", "")))
-    if question_of(ctx.message, ctx.catalogue) is not None:
-        return None  # a question about her requests is answered as ever
+    if (question_of(ctx.message, ctx.catalogue) is not None or lexicon.is_cancel(ctx.message)
+            or lexicon.is_standing(ctx.message) or found.any()):
+        # A question about her requests, a cancel or a change to the draft is handled as ever;
+        # the runtime then asks the sheet's open question again.
+        return None
     again = join(words.say("again", ctx.lang), pending_text(task, ctx.lang, ctx.catalogue))
     return Proposal(again, NoAction(), expects="quote_question")
 

@@ -153,3 +153,25 @@ def test_a_submitted_request_takes_no_sheet(demo, erp, eager):
     with pytest.raises(Conflict) as caught:
         attach(session, alice, text="請檢查")
     assert "草稿" in str(caught.value) and Blob.objects.count() == 0
+
+
+def test_while_questions_are_open_she_may_still_change_the_draft_or_cancel_it(demo):
+    alice = demo["alice"]
+    session = open_session(alice)
+    talk(session, alice, "我需要 2 台筆電給新進工程師")
+    attach(session, alice, text="請檢查")
+    result = talk(session, alice, "改成 3 台筆電")
+    assert Task.objects.get(pk=session.task_id).data["draft"]["lines"] == [{"description": "Laptop", "quantity": 3}]
+    assert "第 1 題（共 3 題）" in result.reply and open_count(session) == 3  # asked again, still open
+    result = talk(session, alice, "取消")
+    assert Task.objects.get(pk=session.task_id).state == "cancelled"
+
+
+def test_naming_the_item_checks_its_price_like_any_other_row(demo):
+    alice = demo["alice"]
+    session = open_session(alice)
+    attach(session, alice, text="請檢查")
+    result = talk(session, alice, "是筆電")  # row 5 says NT$9,800: 72% below the laptop median
+    assert "第 5 列：已記為筆電" in result.reply and "第 2 題（共 4 題）" in result.reply
+    questions = sheet_of(session)["questions"]
+    assert [(q["n"], q["row"], q["kind"], q["status"]) for q in questions][-1] == (4, 5, "price", "open")
