@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from .kinds import all_kinds
 from .models import Checkpoint, Receipt, Session, Task, Turn
+
+BATCH = 500  # tasks or sessions read and written together
 
 
 @dataclass(frozen=True)
@@ -75,21 +76,18 @@ def state_prune(*, dry_run: bool = False, policy: Policy | None = None, now=None
     now = now or timezone.now()
     report = PruneReport(dry_run=dry_run)
     sessions_age(policy=policy, now=now, report=report)
-    for session in _long_sessions(policy):
-        report.sessions_compacted += 1
-        if not dry_run:
-            session_compact(session, keep_recent=policy.session_keep_recent_turns)
+    report.sessions_compacted = sessions_compact(policy=policy, dry_run=dry_run)
     turns = _prunable_turns(policy, now)
     report.turns = turns.count()
     if not dry_run and report.turns:
         turns.delete()
-    for task in _ended_tasks(policy, now):
-        drop = checkpoints_to_drop(task, keep_latest=policy.checkpoint_keep_latest)
-        if drop:
-            report.checkpoints += len(drop)
-            report.checkpoint_tasks += 1
-            if not dry_run:
-                Checkpoint.objects.filter(pk__in=drop).delete()
+    ended = list(_ended_tasks(policy, now).values_list("id", "kind"))
+    for start in range(0, len(ended), BATCH):
+        drop = _checkpoints_to_drop_of(ended[start:start + BATCH], keep_latest=policy.checkpoint_keep_latest)
+        report.checkpoints += sum(len(ids) for ids in drop.values())
+        report.checkpoint_tasks += sum(1 for ids in drop.values() if ids)
+        if not dry_run:
+            Checkpoint.objects.filter(pk__in=[pk for ids in drop.values() for pk in ids]).delete()
     return report
 
 
@@ -109,16 +107,29 @@ def _ended_tasks(policy: Policy, now):
 
 def checkpoints_to_drop(task: Task, *, keep_latest: int) -> list[int]:
     """The ids of the task's checkpoints the policy lets go (see the module's docstring)."""
-    waits = _wait_states(task.kind)
-    rows = list(Checkpoint.objects.filter(task_id=task.pk).order_by("version")
-                .values_list("id", "version", "depth", "created_at", "body"))
+    return _checkpoints_to_drop_of([(task.pk, task.kind)], keep_latest=keep_latest)[task.pk]
+
+
+def _checkpoints_to_drop_of(tasks: list[tuple], *, keep_latest: int) -> dict:
+    """For a batch of (task id, kind): the ids each may let go, read in two queries."""
+    rows, receipts = {pk: [] for pk, _ in tasks}, {pk: [] for pk, _ in tasks}
+    for task_id, *row in (Checkpoint.objects.filter(task_id__in=rows).order_by("task_id", "version")
+                          .values_list("task_id", "id", "version", "depth", "created_at", "body")):
+        rows[task_id].append(row)
+    for task_id, created, settled in Receipt.objects.filter(task_id__in=rows).values_list(
+            "task_id", "created_at", "updated_at"):
+        receipts[task_id].append((created, settled))
+    return {pk: _drop(rows[pk], receipts[pk], _wait_states(kind), keep_latest) for pk, kind in tasks}
+
+
+def _drop(rows: list, receipts: list, waits: set, keep_latest: int) -> list[int]:
     by_version = {version: pk for pk, version, *_ in rows}
     keep = {pk for pk, *_ in rows[-keep_latest:]} if keep_latest else set()
     for pk, _, _, _, body in rows:
         content = json.loads(body)
         if content["snapshot"].get("state") in waits or content.get("pending") or content.get("external_refs"):
             keep.add(pk)
-    for created, settled in Receipt.objects.filter(task_id=task.pk).values_list("created_at", "updated_at"):
+    for created, settled in receipts:
         before = [pk for pk, _, _, at, _ in rows if at <= created]
         after = [pk for pk, _, _, at, _ in rows if at >= settled]
         keep.update(before[-1:] + after[:1])
@@ -166,19 +177,39 @@ def _long_sessions(policy: Policy):
             .filter(last__gt=F("compacted_through") + policy.session_compact_after_turns))
 
 
+def sessions_compact(*, policy: Policy, dry_run: bool = False) -> int:
+    """Compact every long session, a batch at a time (turns are append-only, so what is folded
+    cannot change under the pass). Returns how many were (or would be) compacted."""
+    done = 0
+    long = list(_long_sessions(policy).values_list("pk", "last", "compacted_through", "digest"))
+    for start in range(0, len(long), BATCH):
+        batch = long[start:start + BATCH]
+        done += len(batch)
+        if not dry_run:
+            _compact_batch(batch, keep_recent=policy.session_keep_recent_turns)
+    return done
+
+
+def _compact_batch(batch: list[tuple], *, keep_recent: int):
+    through = {pk: last - keep_recent for pk, last, _, _ in batch}
+    folded: dict = {pk: [] for pk in through}
+    span = Q()
+    for pk, _, compacted, _ in batch:
+        span |= Q(session_id=pk, seq__gt=compacted, seq__lte=through[pk])
+    for session_id, role, data, at in (Turn.objects.filter(span).order_by("session_id", "seq")
+                                       .values_list("session_id", "role", "data", "created_at")):
+        folded[session_id].append((role, data, at))
+    sessions = [Session(pk=pk, compacted_through=through[pk], digest=_digest(digest or {}, folded[pk]))
+                for pk, _, _, digest in batch]
+    Session.objects.bulk_update(sessions, ["compacted_through", "digest"])
+
+
 def session_compact(session: Session, *, keep_recent: int) -> Session:
     """Fold every turn but the last `keep_recent` into the session's digest. Idempotent."""
-    with transaction.atomic():
-        session = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
-        last = session.turns.aggregate(last=Max("seq"))["last"] or 0
-        through = last - keep_recent
-        if through <= session.compacted_through:
-            return session
-        folded = session.turns.filter(seq__gt=session.compacted_through, seq__lte=through).order_by("seq")
-        session.digest = _digest(session.digest, folded.values_list("role", "data", "created_at"))
-        session.compacted_through = through
-        Session.objects.filter(pk=session.pk).update(digest=session.digest, compacted_through=through)
-    return session
+    last = session.turns.aggregate(last=Max("seq"))["last"] or 0
+    if last - keep_recent > session.compacted_through:
+        _compact_batch([(session.pk, last, session.compacted_through, session.digest)], keep_recent=keep_recent)
+    return Session.objects.get(pk=session.pk)
 
 
 def _digest(previous: dict, turns) -> dict:
