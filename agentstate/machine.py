@@ -6,14 +6,13 @@ is a distinct exception naming what was expected and what was found, and writes 
 """
 import hashlib
 import json
-import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from . import sql
+from . import sql, trace
 from .actors import Actor
 # The one way to read a checkpoint back: verified (checksum, tenant) and upgraded (DESIGN §13).
 from .checkpoints import checkpoint_latest, checkpoint_load  # noqa: F401
@@ -32,7 +31,7 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
 
     task_kind = get_kind(kind)
     task = Task(kind=kind, initiator=initiator, tenant=tenant, state=task_kind.initial, step=step,
-                data=data or {}, schema_version=task_kind.schema_version,
+                data=data or {}, schema_version=task_kind.schema_version, trace_id=trace.current_or_new(),
                 runnable=task_kind.initial in task_kind.runnable and bool(step))
     if subject is not None:
         task.subject = subject
@@ -41,7 +40,7 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
     with transaction.atomic():
         task.save()
         TaskEvent.objects.create(task=task, actor=actor.name, event="create", from_state="", to_state=task.state,
-                                 version=task.version, reason=reason)
+                                 version=task.version, reason=reason, trace_id=task.trace_id)
         cp = checkpoint_payload(task, label="create", pending=[], refs=[])
         Checkpoint.objects.create(task=task, version=task.version, **cp)
     return task
@@ -113,7 +112,7 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
                     to_state=transition.target, step=new_step, changes=changes, data=new_data,
                     runnable=transition.target in kind.runnable and bool(new_step),
                     lease_token=lease_token, event=event, actor=actor.name, reason=reason,
-                    trace_id=trace_id or uuid.uuid4().hex, now=now, checkpoint=checkpoint,
+                    trace_id=trace_id or trace.current_or_new(), now=now, checkpoint=checkpoint,
                     supersede_approvals=transition.supersedes_approvals, durable=transition.durable)
     moved, written_depth = sql.apply_move(move)
     if not moved:

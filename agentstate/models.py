@@ -103,6 +103,9 @@ class Task(models.Model):
     subject = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # W3C trace id (32 hex) born with the request that started the task; every event, step, ERP
+    # call, mail and memory use for it carries it (agentstate.trace).
+    trace_id = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -130,6 +133,15 @@ class TaskEvent(AppendOnlyModel):
     reason = models.TextField(blank=True)
     trace_id = models.CharField(max_length=64, blank=True)
     data = models.JSONField(default=dict, blank=True)
+
+    def save(self, *args, **kwargs):
+        # Every event of a task is of the task's trace (agentstate.trace); fire() writes it in its statement.
+        if not self.trace_id:
+            from .trace import current
+
+            self.trace_id = (Task.objects.filter(pk=self.task_id).values_list("trace_id", flat=True).first()
+                             or current())
+        super().save(*args, **kwargs)
 
     class Meta:
         ordering = ["task", "id"]

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from . import trace
 from .actors import Actor
 from .approvals import approvals_expire
 from .checkpoints import checkpoint_latest
@@ -69,7 +70,8 @@ def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: in
 def _resume(task: Task, report: RecoveryReport):
     kind = get_kind(task.kind)
     if task.state in kind.runnable and kind.on_runnable is not None and _checkpoint_verifies(task, kind, report):
-        kind.on_runnable(str(task.pk))
+        with trace.using(task.trace_id):  # the message that hands it back carries its trace
+            kind.on_runnable(str(task.pk))
         report.tasks_resumed.append(task.pk)
     # Touch it, so the next pass does not hand it out again before a worker had its chance.
     Task.objects.filter(pk=task.pk).update(updated_at=timezone.now())
@@ -86,8 +88,9 @@ def _settle_receipts(grace: int, report: RecoveryReport):
         if kind.client_for is None:
             continue
         before = receipt.status
-        settled = receipt_reconcile(receipt=receipt, client=kind.client_for(receipt.operation),
-                                    on_outcome=kind.on_receipt_resolved)
+        with trace.using(task.trace_id):  # the ERP lookup is part of the task's trace
+            settled = receipt_reconcile(receipt=receipt, client=kind.client_for(receipt.operation),
+                                        on_outcome=kind.on_receipt_resolved)
         if settled.status != before:
             _note(task, "recovery.receipt", f"{settled.operation} {before} → {settled.status}")
             report.receipts_settled.append(settled.pk)

@@ -67,11 +67,11 @@ WITH moved AS (
            runnable = %(runnable)s, updated_at = %(now)s
      WHERE id = %(task_id)s AND version = %(from_version)s AND state = %(from_state)s AND step = %(from_step)s
            AND (%(lease_token)s::bigint IS NULL OR lease_token = %(lease_token)s::bigint)
-    RETURNING id, version, data
+    RETURNING id, version, data, trace_id
 ), event AS (
     INSERT INTO {_E} (task_id, at, actor, event, from_state, to_state, version, reason, trace_id, data)
     SELECT id, %(now)s, %(actor)s, %(event)s, %(from_state)s, %(to_state)s, version, %(reason)s,
-           %(trace_id)s, '{{}}'::jsonb FROM moved
+           COALESCE(NULLIF(trace_id, ''), %(trace_id)s), '{{}}'::jsonb FROM moved
     RETURNING id
 ){{supersede}}{{checkpoint}}
 SELECT count(*), {{written_depth}}{{commit}} FROM moved
@@ -247,9 +247,11 @@ def _apply_orm(move: Move) -> tuple[bool, int | None]:
         if not moved:
             return False, None
         version = move.from_version + 1
+        # The event is of the task's trace; the caller's stands in for a task that has none.
+        trace_id = Task.objects.filter(pk=move.task_id).values_list("trace_id", flat=True).first() or move.trace_id
         TaskEvent.objects.create(task_id=move.task_id, actor=move.actor, event=move.event,
                                  from_state=move.from_state, to_state=move.to_state, version=version,
-                                 reason=move.reason, trace_id=move.trace_id)
+                                 reason=move.reason, trace_id=trace_id)
         if move.supersede_approvals:
             Approval.objects.filter(task_id=move.task_id, status=Approval.Status.PENDING).update(
                 status=Approval.Status.SUPERSEDED)

@@ -5,6 +5,7 @@ controls (faults, reset, stats) and never have faults applied to them.
 """
 import json
 import re
+from collections import deque
 from dataclasses import dataclass, field
 
 from .errors import ErpError, Invalid, NotFound
@@ -21,6 +22,7 @@ class Request:
     raw_body: bytes = b""
     query: dict[str, list[str]] = field(default_factory=dict)
     idempotency_key: str | None = None
+    traceparent: str | None = None  # the W3C trace context the caller sent, kept as it came
 
     def json(self) -> dict:
         try:
@@ -52,6 +54,8 @@ class Context:
     # Every protocol request that reached the simulator (control paths not counted), so a test can
     # show that a dry run sent nothing at all, reads included.
     requests: int = 0
+    # The latest protocol requests as they arrived (method, path, key, traceparent), for `/_requests`.
+    seen: deque = field(default_factory=lambda: deque(maxlen=1000))
 
 
 def _created_or_replayed(result: tuple[dict, bool]) -> Answer:
@@ -113,7 +117,13 @@ def clear_faults(ctx: Context, request: Request) -> Answer:
 def reset(ctx: Context, request: Request) -> Answer:
     ctx.faults.clear()
     ctx.store.reset()
+    ctx.seen.clear()
     return 200, ctx.store.stats()
+
+
+def requests_seen(ctx: Context, request: Request) -> Answer:
+    """The latest protocol requests, oldest first, with the `traceparent` header each carried."""
+    return 200, {"results": list(ctx.seen)}
 
 
 def stats(ctx: Context, request: Request) -> Answer:
@@ -132,6 +142,7 @@ ROUTES = [
     ("DELETE", r"/_faults", clear_faults),
     ("POST", r"/_reset", reset),
     ("GET", r"/_stats", stats),
+    ("GET", r"/_requests", requests_seen),
 ]
 _COMPILED = [(method, re.compile(pattern + r"/?"), endpoint) for method, pattern, endpoint in ROUTES]
 

@@ -41,6 +41,9 @@ class ErpHandler(BaseHTTPRequestHandler):
             return
         with self.server.counting:
             self.server.context.requests += 1
+            self.server.context.seen.append({"method": method, "path": request.path,
+                                             "idempotency_key": request.idempotency_key,
+                                             "traceparent": request.traceparent})
         fault = self.server.faults.take(method, request.path)
         if fault is not None and fault.mode in ("error", "down"):
             detail = f"ERP unavailable (fault: {fault.mode})"
@@ -66,6 +69,7 @@ class ErpHandler(BaseHTTPRequestHandler):
             raw_body=self.rfile.read(length) if length else b"",
             query=parse_qs(url.query),
             idempotency_key=self.headers.get("Idempotency-Key"),
+            traceparent=self.headers.get("traceparent"),
         )
 
     def _answer(self, request: Request) -> tuple[int, dict]:

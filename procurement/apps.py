@@ -24,3 +24,6 @@ class ProcurementConfig(AppConfig):
 
         register_memory_policy()
         from . import deploy  # noqa: F401  (registers the deployment checks)
+        from . import telemetry
+
+        telemetry.setup()

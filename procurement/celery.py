@@ -1,10 +1,50 @@
-"""The Celery app: `celery -A procurement worker` and `celery -A procurement beat`."""
+"""The Celery app: `celery -A procurement worker` and `celery -A procurement beat`.
+
+Every message carries the trace it was sent in as a W3C `traceparent` header, and a worker runs
+the task in that trace (agentstate.trace), so a request's steps stay one trace across processes."""
 import os
 
 from celery import Celery
+from celery.signals import before_task_publish, task_postrun, task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
 
 app = Celery("procurement")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+_TRACES: dict = {}  # task id -> the context manager of the trace it runs in
+
+
+@before_task_publish.connect
+def _send_trace(headers=None, **kwargs):
+    from agentstate import trace
+
+    parent = trace.traceparent()
+    if parent and headers is not None:
+        headers.setdefault("traceparent", parent)
+
+
+@task_prerun.connect
+def _enter_trace(task_id=None, task=None, **kwargs):
+    from agentstate import trace
+
+    trace_id = trace.trace_id_of(getattr(task.request, "traceparent", None)) if task is not None else ""
+    if trace_id and not task.request.is_eager:
+        _TRACES[task_id] = trace.using(trace_id)
+        _TRACES[task_id].__enter__()
+
+
+@task_postrun.connect
+def _leave_trace(task_id=None, **kwargs):
+    entered = _TRACES.pop(task_id, None)
+    if entered is not None:
+        entered.__exit__(None, None, None)
+
+
+@worker_process_init.connect
+def _instrument_worker(**kwargs):
+    from procurement import telemetry
+
+    telemetry.setup()

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import requests
 
+from agentstate import trace
 from agentstate.external import Indeterminate, Outcome, refuse_if_dry_run
 
 CREATE_REQUISITION = "erp.requisition.create"
@@ -119,6 +120,11 @@ class ErpClient:
     def _call(self, method: str, path: str, *, key: str | None = None, body: dict | None = None,
               params: dict | None = None) -> dict:
         headers = {"Accept": "application/json"}
+        # The call is part of its task's trace (W3C trace context; OpenTelemetry, when it instruments
+        # requests, writes the same trace id with its own span id).
+        parent = trace.traceparent()
+        if parent:
+            headers["traceparent"] = parent
         if method == "POST":
             if not key:
                 raise ValueError("every ERP write needs an idempotency key")

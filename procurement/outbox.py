@@ -7,6 +7,8 @@ from django.core.mail import EmailMessage
 from django.db.models import Q
 from django.utils import timezone
 
+from agentstate import trace
+
 from .models import Notification
 
 log = logging.getLogger(__name__)
@@ -29,9 +31,9 @@ def outbox_dispatch(*, limit: int = 50) -> int:
         if not Notification.objects.filter(pk=pk, status=Notification.Status.QUEUED).update(
                 status=Notification.Status.SENDING):
             continue
-        note = Notification.objects.get(pk=pk)
+        note = Notification.objects.select_related("task").get(pk=pk)
         try:
-            EmailMessage(note.subject, note.body, to=[note.to], headers={"Message-ID": note.message_id}).send()
+            EmailMessage(note.subject, note.body, to=[note.to], headers=mail_headers(note)).send()
         except Exception:
             # The server may have taken it before failing: a person decides whether to resend.
             Notification.objects.filter(pk=pk).update(status=Notification.Status.UNCERTAIN)
@@ -47,3 +49,13 @@ def outbox_mark_stuck(*, older_than_seconds: int) -> int:
     cutoff = timezone.now() - timezone.timedelta(seconds=older_than_seconds)
     return Notification.objects.filter(Q(status=Notification.Status.SENDING), updated_at__lt=cutoff).update(
         status=Notification.Status.UNCERTAIN)
+
+
+def mail_headers(note: Notification) -> dict:
+    """Message-ID, and the trace of the request the mail is about (W3C `traceparent`, as on its
+    ERP calls; `X-Trace-Id` for people reading headers)."""
+    headers = {"Message-ID": note.message_id}
+    trace_id = note.task.trace_id
+    if trace.is_trace_id(trace_id):
+        headers |= {"traceparent": trace.traceparent(trace_id), "X-Trace-Id": trace_id}
+    return headers

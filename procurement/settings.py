@@ -40,6 +40,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files, compressed and with hashed names, straight from gunicorn (no runserver --insecure).
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The request's W3C trace (procurement.telemetry): a task it starts is born in it.
+    "procurement.telemetry.TraceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # Bad input (oversized, too deep, NUL, lone surrogates, endless numbers) stops here: 400/413.
@@ -225,10 +227,13 @@ LLM_MODEL = env_str("LLM_MODEL", "")
 LLM_API_KEY = env_str("LLM_API_KEY", "")
 LLM_TIMEOUT_SECONDS = float(env_str("LLM_TIMEOUT_SECONDS", "15"))
 
+# JSON lines with the trace id of the work each record belongs to (LOG_FORMAT=text for plain lines).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "procurement.telemetry.JsonLines"}},
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             **({"formatter": "json"} if env_str("LOG_FORMAT", "json") == "json" else {})}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     # django-axes' start-up banner at INFO would be the only output of every manage.py command
     # (check --deploy included); its lockouts are logged by other loggers and stay.

@@ -8,6 +8,7 @@ import time
 from celery import shared_task
 from django.conf import settings
 
+from agentstate import trace
 from agentstate.errors import Conflict
 from agentstate.leases import lease_claim, lease_release
 from agentstate.models import Task
@@ -28,7 +29,14 @@ MAX_BUSY_RETRIES = 10
 @shared_task(acks_late=True)
 def advance(task_id: str, busy: int = 0):
     """Run the task's next step, if it has one and nobody else holds it. A step that fails is
-    tried again after a back-off, until retries.gives_up: then the task goes to review."""
+    tried again after a back-off, until retries.gives_up: then the task goes to review. All of
+    it (the ERP calls, the mail, the next message queued) is part of the task's trace."""
+    trace_id = Task.objects.filter(pk=task_id).values_list("trace_id", flat=True).first() or ""
+    with trace.using(trace_id):
+        return _advance(task_id, busy)
+
+
+def _advance(task_id: str, busy: int):
     lease = lease_claim(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
     if lease is None:
         _retry_busy(task_id, busy)

@@ -51,6 +51,10 @@ class ErpProcess:
     def stats(self) -> dict:
         return self._control("GET", "/_stats")
 
+    def requests_seen(self) -> list[dict]:
+        """The latest protocol requests as the simulator saw them (method, path, key, traceparent)."""
+        return self._control("GET", "/_requests")["results"]
+
     def requisitions(self) -> list[dict]:
         return self._control("GET", "/requisitions")["results"]
 

@@ -1,4 +1,5 @@
 """Writing MemoryEvents: ids, versions, who and why; the text never goes here."""
+from .. import trace
 from .models import MemoryEvent
 
 SYSTEM = "system"
@@ -15,11 +16,17 @@ def record(entry, action: str, *, actor=None, reason: str = "", task=None, turn=
     """`version` names the version the event is about when it is not the entry's current one
     (a proposed change)."""
     return MemoryEvent.objects.create(entry=entry, entry_version=version or entry.version, action=action,
-                                      reason=reason[:500], task=task, turn=turn, **actor_fields(actor))
+                                      reason=reason[:500], task=task, turn=turn, trace_id=_trace_of(task),
+                                      **actor_fields(actor))
 
 
 def record_many(entries, action: str, *, actor=None, reason: str = "", task=None, turn=None):
-    fields = actor_fields(actor)
+    fields = actor_fields(actor) | {"trace_id": _trace_of(task)}
     MemoryEvent.objects.bulk_create(
         MemoryEvent(entry=e, entry_version=e.version, action=action, reason=reason[:500], task=task, turn=turn,
                     **fields) for e in entries)
+
+
+def _trace_of(task) -> str:
+    """A use in a task's work is of the task's trace; otherwise of the work running now."""
+    return (getattr(task, "trace_id", "") or trace.current())[:32]

@@ -161,6 +161,7 @@ class MemoryEvent(models.Model):
                              related_name="memory_events")
     turn = models.ForeignKey("agentstate.Turn", null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="memory_events")
+    trace_id = models.CharField(max_length=32, blank=True, help_text="The trace of the work it was used in.")
 
     class Meta:
         app_label = "agentstate"

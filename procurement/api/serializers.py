@@ -196,11 +196,12 @@ class TaskDetailSerializer(TaskSummarySerializer):
     justification = serializers.SerializerMethodField()
     po_number = serializers.SerializerMethodField(help_text="The ERP purchase order's id, once issued.")
     waiting_on = serializers.SerializerMethodField()
+    trace_id = serializers.CharField(read_only=True, help_text="The W3C trace id (32 hex) of everything done for it.")
 
     class Meta(TaskSummarySerializer.Meta):
         fields = ["id", "number", "state", "version", "step", "department", "requester", "supplier", "lines",
                   "subtotal", "tax", "total", "receipts", "approvals", "events", "question", "justification",
-                  "po_number", "waiting_on", "created_at", "updated_at"]
+                  "po_number", "waiting_on", "trace_id", "created_at", "updated_at"]
         read_only_fields = fields
 
     @extend_schema_field(LineOutputSerializer(many=True))

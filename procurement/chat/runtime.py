@@ -13,9 +13,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from agentstate import trace
 from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 
+from .. import workflow
 from ..limits import MAX_CHAT_CHARS
 from ..quotesheet.chat import sheet_proposal
 from ..selectors.sessions import may_post
@@ -39,6 +41,14 @@ class TurnResult:
 
 def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
     _check_may_post(session, user)
+    # The turn is part of its request's trace; before there is a request, of the web request's
+    # (a draft started now is born in it).
+    ongoing = Task.objects.filter(sessions=session.pk).exclude(state__in=workflow.TERMINAL)
+    with trace.using(ongoing.values_list("trace_id", flat=True).first() or ""):
+        return _turn(session, user, text, brain)
+
+
+def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
     text = message_checked(text, lang=conversation_language(session))
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
@@ -101,7 +111,8 @@ def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -
         # A turn makes an idle or closed conversation active again (agentstate.retention moves it on by time).
         Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
             status=Session.Status.ACTIVE)
-        return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data or {})
+        data = {**(data or {}), "trace_id": trace.current()}
+        return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
 
 
 def turn_record(proposal: Proposal, out: Outcome, ctx: Context) -> dict:

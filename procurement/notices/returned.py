@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
+from agentstate import trace
 from agentstate.models import Session, Task, Turn
 
 EXPECTS = "revision"
@@ -27,7 +28,8 @@ def returned_question_post(*, task: Task, comment: str, approver: str, number: s
         text = _("%(approver)s returned %(number)s for revision and asks:\n\n%(comment)s\n\n"
                  "Reply here with what to change, and I will revise the request and send it back for approval."
                  ) % {"approver": approver or _("The approver"), "number": number, "comment": comment}
-    turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text, data=_record(task, comment, approver))
+    with trace.using(task.trace_id):
+        turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text, data=_record(task, comment, approver))
     Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
     return session
 

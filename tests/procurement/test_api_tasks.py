@@ -58,7 +58,7 @@ def test_submit_answers_201_with_the_priced_task_waiting_for_approval(demo, erp,
 def test_detail_body_has_exactly_the_contract_fields(demo, erp, eager):
     body = submit(client_for(demo["alice"])).json()
     contract = {"id", "state", "version", "step", "department", "supplier", "lines", "subtotal", "tax", "total",
-                "receipts", "approvals", "events", "number", "po_number", "waiting_on"}
+                "receipts", "approvals", "events", "number", "po_number", "waiting_on", "trace_id"}
     assert contract <= body.keys()
     assert body.keys() - contract <= {"question", "justification", "requester", "created_at", "updated_at"}
     assert set(body["events"][0]) == {"at", "actor", "event", "from_state", "to_state", "version"}
