@@ -18,7 +18,7 @@ def test_same_key_twice_creates_one_requisition(erp_server):
     assert first.json()["id"] == second.json()["id"] == "REQ-000001"
     assert first.json()["status"] == "pending_approval"
     assert second.json() == first.json()
-    assert erp_server.stats() == {"requisitions": 1, "purchase_orders": 0, "writes": 1}
+    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "writes": 1}
 
 
 def test_created_requisition_echoes_the_request_with_key_and_time(erp_server):
@@ -224,7 +224,7 @@ def test_concurrent_creates_with_one_key_make_exactly_one_requisition(erp_server
 
     assert sorted(a.status_code for a in answers) == [200] * 7 + [201]
     assert {a.json()["id"] for a in answers} == {"REQ-000001"}
-    assert erp_server.stats() == {"requisitions": 1, "purchase_orders": 0, "writes": 1}
+    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "writes": 1}
 
 
 def test_data_survives_a_restart_of_the_simulator(tmp_path):
@@ -241,3 +241,25 @@ def test_data_survives_a_restart_of_the_simulator(tmp_path):
 
     assert replay.status_code == 200
     assert replay.json()["id"] == created["id"]
+
+
+def stored(erp_server) -> dict:
+    """What the simulator holds (/_stats without its count of requests received, which runs on)."""
+    return {k: v for k, v in erp_server.stats().items() if k != "requests"}
+
+
+def test_the_simulator_records_the_traceparent_each_request_came_with(erp_server):
+    import json
+    import urllib.request
+
+    # urllib, not requests: OpenTelemetry's requests instrumentation writes a traceparent of its own.
+    parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    body = json.dumps(requisition_body()).encode()
+    urllib.request.urlopen(urllib.request.Request(
+        erp_server.url + "/requisitions", data=body, method="POST",
+        headers={"Content-Type": "application/json", "Idempotency-Key": "traced", "traceparent": parent}), timeout=5)
+    urllib.request.urlopen(erp_server.url + "/requisitions?idempotency_key=traced", timeout=5)
+    seen = erp_server.requests_seen()[-2:]
+    assert [(r["method"], r["path"], r["traceparent"]) for r in seen] == [
+        ("POST", "/requisitions", parent), ("GET", "/requisitions", None)]
+    assert seen[0]["idempotency_key"] == "traced"

@@ -89,3 +89,21 @@ def test_log_lines_are_json_with_the_trace_of_the_work():
     with trace.using(TRACE):
         line = json.loads(JsonLines().format(record_))
     assert (line["message"], line["trace_id"], line["level"]) == ("step award failed", TRACE, "WARNING")
+
+
+def test_a_celery_message_carries_the_trace_and_the_worker_runs_the_task_in_it():
+    from types import SimpleNamespace
+
+    from procurement.celery import _enter_trace, _leave_trace, _send_trace
+
+    headers = {}
+    with trace.using(TRACE):
+        _send_trace(headers=headers)
+    assert trace.trace_id_of(headers["traceparent"]) == TRACE
+    received = SimpleNamespace(request=SimpleNamespace(traceparent=headers["traceparent"], is_eager=False))
+    _enter_trace(task_id="t-1", task=received)
+    try:
+        assert trace.current() == TRACE
+    finally:
+        _leave_trace(task_id="t-1")
+    assert trace.current() != TRACE
