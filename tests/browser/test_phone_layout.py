@@ -76,7 +76,7 @@ def test_the_chat_with_its_request_panel_fits_a_phone(demo, erp, eager, signed_i
                             session=session)
     alice = signed_in("alice", viewport=PHONE)
     alice.goto(f"{live_server.url}/chat/{session.pk}/")
-    alice.get_by_label("Message").fill("what is the status of my request? " + "y" * 80)
+    alice.get_by_label("Message", exact=True).fill("what is the status of my request? " + "y" * 80)
     alice.get_by_role("button", name="Send").click()
     expect(alice.locator(".turns li.agent")).to_have_count(1)
     expect(alice.locator("#task-panel")).to_be_visible()
