@@ -3,11 +3,19 @@
 An approval authorises exactly its scope, for exactly one task version, for the people on
 its frozen route. Deciding locks the task row and re-checks all of it; of several
 identical clicks exactly one decides and the others get a 409.
+
+An approval may carry a chain of steps, frozen when it opens. Each decision is recorded per
+step (ApprovalDecision); approving a step that is not the last moves the task to a new
+version in the same state (the kind's step event) and binds the approval to it, so a click
+from a page opened before that step was done is refused like any stale click. A reject or a
+return at any step ends the approval. Nobody decides twice in one chain, in person or
+through someone standing in for them.
 """
 import hashlib
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -17,7 +25,7 @@ from .errors import Conflict, DomainError, NotFound, NotPermitted, StaleVersion
 from .ids import is_uuid
 from .kinds import APPROVER, get_kind
 from .machine import fire
-from .models import Approval, Task
+from .models import Approval, ApprovalDecision, Task
 
 DECISIONS = {"approve": Approval.Status.APPROVED, "reject": Approval.Status.REJECTED,
              "return": Approval.Status.RETURNED}
@@ -27,14 +35,23 @@ def scope_hash(scope: dict) -> str:
     return hashlib.sha256(sql.dumps(scope).encode()).hexdigest()
 
 
-def approval_open(*, task: Task, scope: dict, approvers: list, rule: dict, ttl_seconds: int) -> Approval:
+def approval_open(*, task: Task, scope: dict, approvers: list, rule: dict, ttl_seconds: int,
+                  chain: list | None = None) -> Approval:
     """Open the approval for the task's current version. Call it in the transaction that
-    moved the task into its waiting state, with the task as that move returned it."""
+    moved the task into its waiting state, with the task as that move returned it. With a
+    `chain`, `approvers` are those of its first step; each step notes `since` when it starts waiting."""
+    if chain:
+        chain = [dict(step) for step in chain]
+        chain[0]["since"] = timezone.now().isoformat()
     approval = Approval.objects.create(task_id=task.pk, state_version=task.version, scope=scope,
-                                       scope_hash=scope_hash(scope), rule=rule,
+                                       scope_hash=scope_hash(scope), rule=rule, chain=chain or [],
                                        expires_at=timezone.now() + timedelta(seconds=ttl_seconds))
-    approval.approvers.set(approvers)
+    approval.approvers.set(_step_people(chain[0]) if chain else approvers)
     return approval
+
+
+def _step_people(step: dict) -> list:
+    return sorted(set(step.get("user_ids", [])) | set(step.get("offered_ids", [])))
 
 
 def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
@@ -50,14 +67,99 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
         if kind.may_view is not None and not kind.may_view(user, approval.task):
             raise NotFound("No such approval.")
         task = Task.objects.select_for_update(no_key=True).get(pk=approval.task_id)
-        _check_allowed(kind, user, approval, task)
+        behalf = _check_allowed(kind, user, approval, task)
         _check_current(approval, task, state_version, scope_hash)
+        if approval.chain:
+            _check_not_twice(user, behalf, approval)
+            ApprovalDecision.objects.create(approval=approval, step=approval.step, decided_by=user,
+                                            on_behalf_of_id=behalf, decision=decision, comment=comment)
+            if decision == "approve":
+                number = approval.step + 1
+                if not _advance(approval, user, behalf, comment):
+                    return _step_approved(kind, approval, user, behalf, number)
         approval.status = DECISIONS[decision]
         approval.decided_by, approval.decided_at, approval.comment = user, timezone.now(), comment
-        approval.save(update_fields=["status", "decided_by", "decided_at", "comment"])
+        approval.on_behalf_of_id = behalf
+        approval.save(update_fields=["status", "decided_by", "decided_at", "comment", "on_behalf_of", "step"])
+        # A delegate's decision says for whom in the timeline; the comment itself stays on the approval.
+        reason = comment if not behalf else f"on behalf of {_username(behalf)}" + (f". {comment}" if comment else "")
         fire(task.pk, decision, actor=Actor(user=user, roles=frozenset({APPROVER})), expected_version=state_version,
-             reason=comment, data=data, refs=[{"approval": str(approval.pk), "scope_hash": approval.scope_hash}])
+             reason=reason, data=data, refs=[{"approval": str(approval.pk), "scope_hash": approval.scope_hash}])
     return approval
+
+
+def _step_done(approval: Approval) -> bool:
+    step = approval.chain[approval.step]
+    approved = approval.decisions.filter(step=approval.step, decision="approve")
+    if step.get("mode") != "all":
+        return approved.exists()
+    covered = {pk for d in approved for pk in (d.decided_by_id, d.on_behalf_of_id) if pk}
+    return bool(covered & set(step.get("offered_ids", []))) or set(step.get("user_ids", [])) <= covered
+
+
+def _advance(approval: Approval, user, behalf, comment: str) -> bool:
+    """After an approving decision: move past the step if it is complete. A person the step was
+    offered to (escalation) who also sits on the steps right after it approves those with the
+    same one decision. True when the whole chain is approved."""
+    if not _step_done(approval):
+        return False
+    people = {user.pk, behalf} - {None}
+    offered = people & set(approval.chain[approval.step].get("offered_ids", []))
+    approval.step += 1
+    while offered and approval.step < len(approval.chain) and offered & set(approval.chain[approval.step]["user_ids"]):
+        ApprovalDecision.objects.create(approval=approval, step=approval.step, decided_by=user,
+                                        on_behalf_of_id=behalf, decision="approve", comment=comment)
+        approval.step += 1
+    if approval.step >= len(approval.chain):
+        approval.step = len(approval.chain) - 1
+        return True
+    return False
+
+
+def _step_approved(kind, approval: Approval, user, behalf, number: int) -> Approval:
+    """A step (or one person of an "all of" step) approved, more to come: the task stays waiting at a
+    new version, and the approval follows it to that version."""
+    who = user.get_username() + (f" on behalf of {_username(behalf)}" if behalf else "")
+    moved = fire(approval.task_id, kind.approval_step_event, actor=Actor(user=user, roles=frozenset({APPROVER})),
+                 expected_version=approval.state_version,
+                 reason=f"step {number} of {len(approval.chain)} approved by {who}",
+                 refs=[{"approval": str(approval.pk), "step": number}])
+    approval.state_version = moved.version
+    if number != approval.step + 1:  # a new step waits from now
+        approval.chain[approval.step]["since"] = timezone.now().isoformat()
+    approval.save(update_fields=["state_version", "step", "chain"])
+    approval.approvers.set(_step_people(approval.chain[approval.step]))
+    return approval
+
+
+def _username(user_id) -> str:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(pk=user_id).values_list("username", flat=True).first() or "?"
+
+
+def approval_offer(*, approval_id, user_ids: list, actor: Actor, reason: str) -> Approval | None:
+    """Offer the waiting step to more people (escalation): they may decide it as if on it from the
+    start. The task stays waiting at a new version; None when the approval is no longer pending
+    or nobody new is offered."""
+    with transaction.atomic():
+        approval = _lock(approval_id)
+        task = Task.objects.select_for_update(no_key=True).get(pk=approval.task_id)
+        if approval.status != Approval.Status.PENDING or task.version != approval.state_version or not approval.chain:
+            return None
+        step = approval.chain[approval.step]
+        new = [pk for pk in user_ids if pk not in _step_people(step)]
+        step["offered_ids"] = sorted(set(step.get("offered_ids", [])) | set(new))
+        step["offered_at"] = timezone.now().isoformat()
+        if not new:
+            approval.save(update_fields=["chain"])
+            return None
+        moved = fire(task.pk, get_kind(task.kind).approval_offer_event, actor=actor, expected_version=task.version,
+                     reason=reason, refs=[{"approval": str(approval.pk), "step": approval.step + 1}])
+        approval.state_version = moved.version
+        approval.save(update_fields=["chain", "state_version"])
+        approval.approvers.set(_step_people(step))
+        return approval
 
 
 def _lock(approval_id) -> Approval:
@@ -69,14 +171,35 @@ def _lock(approval_id) -> Approval:
 
 
 def _check_allowed(kind, user, approval: Approval, task: Task):
+    """None when `user` decides in person, or the id of the person they stand in for."""
     if task.initiator_id == user.pk:
         raise NotPermitted("Nobody decides their own request.")
+    if approval.chain:
+        return _check_step_allowed(kind, user, approval, task)
     if not approval.approvers.filter(pk=user.pk).exists():
         raise NotPermitted("You are not on this approval's route.")
     if kind.may_decide is not None:
         refusal = kind.may_decide(user, approval)
         if refusal:
             raise NotPermitted(refusal)
+    return None
+
+
+def _check_step_allowed(kind, user, approval: Approval, task: Task):
+    if kind.step_decider is None:
+        raise NotPermitted("You are not on this approval's route.")
+    refusal, behalf = kind.step_decider(user, approval)
+    if refusal:
+        raise NotPermitted(refusal)
+    if behalf == task.initiator_id:
+        raise NotPermitted("Nobody decides their own request.")
+    return behalf
+
+
+def _check_not_twice(user, behalf, approval: Approval):
+    people = {user.pk, behalf} - {None}
+    if approval.decisions.filter(Q(decided_by_id__in=people) | Q(on_behalf_of_id__in=people)).exists():
+        raise NotPermitted("Nobody decides twice in one approval chain.")
 
 
 def _check_current(approval: Approval, task: Task, state_version: int, expected_hash: str | None):

@@ -47,6 +47,10 @@ class TaskKind:
     unknown_outcome_event: str = ""
     # Fired by the runtime when a pending approval passes its deadline.
     approval_expired_event: str = ""
+    # Fired when one step of an approval's chain is done and the next waits (the task stays where
+    # it is, at a new version), and when a waiting step is offered to more people (escalation).
+    approval_step_event: str = ""
+    approval_offer_event: str = ""
     # Hooks the app registers for recovery; each takes ids, not objects.
     on_runnable: Callable[[str], None] | None = None
     client_for: Callable[[str], object] | None = None
@@ -63,6 +67,9 @@ class TaskKind:
     checkpoint_refused_event: str = ""
     # Going back in time (agentstate.timetravel): what the app knows of its own effects and steps.
     time_travel: object | None = None
+    # step_decider(user, approval) -> (refusal or None, id of the person `user` stands in for or None),
+    # for an approval with a chain: may `user` decide its current step, and for whom.
+    step_decider: Callable | None = None
     _table: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):

@@ -254,11 +254,20 @@ class Approval(models.Model):
     scope_hash = models.CharField(max_length=64)
     # The route, frozen when the approval opens: who may decide and why.
     rule = models.JSONField(default=dict)
+    # Who may decide the current step (the whole route when there is no chain).
     approvers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="approvals_to_decide")
+    # The ordered steps, frozen when the approval opens: each {"mode": "any" or "all", "user_ids": [...],
+    # "offered_ids": [...] (added by escalation), ...what the app needs to name it}. Empty: one step,
+    # decided by any one of `approvers`. `step` is the index of the step now waiting.
+    chain = models.JSONField(default=list, blank=True)
+    step = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     expires_at = models.DateTimeField()
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                    related_name="approvals_decided")
+    # Set when the deciding person stood in for someone on the route (a delegate).
+    on_behalf_of = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
     comment = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -276,6 +285,25 @@ class Approval(models.Model):
 
     def __str__(self):
         return f"approval {self.id} for {self.task_id} v{self.state_version} [{self.status}]"
+
+
+class ApprovalDecision(AppendOnlyModel):
+    """One person's decision on one step of an approval's chain: who clicked, for whom."""
+
+    approval = models.ForeignKey(Approval, on_delete=models.CASCADE, related_name="decisions")
+    step = models.PositiveSmallIntegerField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    on_behalf_of = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    decision = models.CharField(max_length=10)
+    comment = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["approval", "id"]
+
+    def __str__(self):
+        return f"{self.decision} of step {self.step} by {self.decided_by_id} on {self.approval_id}"
 
 
 # Governed memory lives in its own package; importing it here registers its models with the app.

@@ -238,3 +238,4 @@ class UserAdmin(DjangoUserAdmin):
             except DomainError as refused:
                 self.message_user(request, f"{person.get_username()}: {refused}", messages.ERROR)
         return None
+from .policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)

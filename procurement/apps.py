@@ -11,6 +11,7 @@ class ProcurementConfig(AppConfig):
 
         from . import queueing, selectors, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
         from .timetravel import PurchaseHooks
+        from .policy import deciding
 
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
@@ -19,6 +20,7 @@ class ProcurementConfig(AppConfig):
             may_view=selectors.may_view,
             may_decide=selectors.may_decide,
             time_travel=PurchaseHooks(),
+            step_decider=deciding.step_decider,
         ))
         from .selectors.memory import register as register_memory_policy
 

@@ -90,6 +90,8 @@ EVENT_LABELS = {
     "request_approval": pgettext_lazy("request event", "Sent for approval"),
     "escalate": pgettext_lazy("request event", "Handed to a person for review"),
     "outcome_unknown": pgettext_lazy("request event", "Result pending verification"),
+    "approve_step": pgettext_lazy("request event", "Approval step done"),
+    "escalate_approval": pgettext_lazy("request event", "Approval offered to a backup"),
     "approve": pgettext_lazy("request event", "Approved"),
     "reject": pgettext_lazy("request event", "Rejected"),
     "return": pgettext_lazy("request event", "Returned for revision"),
@@ -186,11 +188,13 @@ def deletion_words(report, *, done: bool = False) -> str:
 RULE_LABELS = {
     "manager": pgettext_lazy("approval rule", "the manager"),
     "director": pgettext_lazy("approval rule", "the director"),
+    "finance": pgettext_lazy("approval rule", "finance"),
+    "chain": pgettext_lazy("approval rule", "the approval chain"),
 }
 
 # The agent's own names in the event log: the worker's host and pid ("web-1:4242") and the
 # runtime's parts. People see "the agent"; admins see the name under "details".
-RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "agent"})
+RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "escalation", "agent"})
 AGENT = pgettext_lazy("event actor", "the agent")
 
 

@@ -43,6 +43,7 @@ class Membership(models.Model):
         REQUESTER = "requester"
         MANAGER = "manager"
         DIRECTOR = "director"
+        FINANCE = "finance"
         ADMIN = "admin"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -243,3 +244,7 @@ class Notice(models.Model):
     @property
     def read(self) -> bool:
         return self.read_at is not None
+
+
+# The approval policy and delegations live in their own package; importing them here registers them.
+from .policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401

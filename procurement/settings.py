@@ -244,6 +244,8 @@ CELERY_BEAT_SCHEDULE = {
     "recover": {"task": "procurement.tasks.recover", "schedule": float(RECOVERY_INTERVAL_SECONDS)},
     "memory-maintenance": {"task": "procurement.tasks.memory_maintenance", "schedule": 3600.0},
     "prune-state": {"task": "procurement.tasks.prune_state", "schedule": 24 * 3600.0},
+    "escalate-approvals": {"task": "procurement.tasks.escalate_approvals",
+                           "schedule": float(env_int("ESCALATION_INTERVAL_SECONDS", 300))},
 }
 
 # Retention of State and Session (agentstate.retention; `manage.py prune_state --dry-run` shows what

@@ -22,10 +22,10 @@ from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 
 from . import erp
-from .selectors.approvals import approval_route
 from .budget import BudgetExhausted, budget_release, budget_reserve
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
+from .policy.routing import policy_route
 from .pricing import award
 from .quotesheet.state import sheet_quotes
 from .scope import approval_scope, purchase_order_request, requisition_request
@@ -132,8 +132,11 @@ def compare_quotes(step: Step):
 
 def route(step: Step):
     request = PurchaseRequest.objects.select_related("department", "requester").get(task=step.task)
-    total = Decimal(step.task.data["award"]["total"])
-    found = approval_route(department=request.department, total=total, requester=request.requester)
+    award_ = step.task.data["award"]
+    total = Decimal(award_["total"])
+    found = policy_route(department=request.department, total=total, requester=request.requester,
+                         categories={line.get("item") or line["description"] for line in award_.get("lines", [])},
+                         supplier=award_.get("supplier") or "")
     if found is None:
         step.move("escalate", reason=f"NT${total:,.0f} is above every approval limit for {request.department.code}")
         return
@@ -175,7 +178,8 @@ def open_approval(step: Step):
     with transaction.atomic():
         task = step.move("request_approval", reason=f"waiting for {route_['rule']} approval")
         # The approvers hear of it from the event log (notices), once this commits.
-        approval_open(task=task, scope=scope, approvers=route_["user_ids"], rule=route_,
+        approval_open(task=task, scope=scope, approvers=route_["user_ids"],
+                      rule={k: v for k, v in route_.items() if k != "chain"}, chain=route_.get("chain"),
                       ttl_seconds=settings.APPROVAL_TTL_SECONDS)
 
 

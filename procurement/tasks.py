@@ -11,7 +11,7 @@ from django.conf import settings
 from agentstate import trace
 from agentstate.errors import Conflict
 from agentstate.leases import lease_claim, lease_release
-from agentstate.models import Task
+from agentstate.models import Approval, Task
 from agentstate.recovery import recovery_pass
 from agentstate.upgrades import task_upgrade
 
@@ -111,6 +111,20 @@ def recover():
     outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
     outbox_dispatch()
     return str(report)
+
+
+@shared_task
+def escalate_approvals():
+    """Offer approval steps waiting past their escalation time to their backup (beat), and tell them."""
+    from .notices.derive import notices_for_task
+    from .policy.escalation import approvals_escalate
+
+    escalated = approvals_escalate()
+    for task_id in Approval.objects.filter(pk__in=escalated).values_list("task_id", flat=True):
+        notices_for_task(task_id)
+    if escalated:
+        outbox_dispatch()
+    return len(escalated)
 
 
 @shared_task

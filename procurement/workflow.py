@@ -37,6 +37,10 @@ TRANSITIONS = [
     T(PROCESSING, "request_approval", AWAITING_APPROVAL, (RUNTIME,), step=""),
     T(PROCESSING, "escalate", NEEDS_REVIEW, (RUNTIME,)),
     T(PROCESSING, "outcome_unknown", NEEDS_REVIEW, (RUNTIME,)),
+    # One step of a longer approval chain approved, or a waiting step offered to a backup after
+    # its escalation time: the task keeps waiting, at a new version the approval follows.
+    T(AWAITING_APPROVAL, "approve_step", AWAITING_APPROVAL, (APPROVER,), supersedes_approvals=False),
+    T(AWAITING_APPROVAL, "escalate_approval", AWAITING_APPROVAL, (RUNTIME,), supersedes_approvals=False),
     T(AWAITING_APPROVAL, "approve", SUBMITTED, (APPROVER,), step="issue_purchase_order"),
     T(AWAITING_APPROVAL, "reject", REJECTED, (APPROVER,), step="compensate"),
     T(AWAITING_APPROVAL, "return", AWAITING_INPUT, (APPROVER,), step=""),
@@ -100,4 +104,5 @@ def build_kind(**hooks) -> TaskKind:
         name=KIND, initial=DRAFT, transitions=TRANSITIONS, terminal=TERMINAL,
         runnable=frozenset(RUNNABLE),
         unknown_outcome_event="outcome_unknown", approval_expired_event="expire",
-        checkpoint_refused_event="checkpoint_refused", schema_version=SCHEMA_VERSION, upgrades=UPGRADES, **hooks)
+        checkpoint_refused_event="checkpoint_refused", schema_version=SCHEMA_VERSION, upgrades=UPGRADES,
+        approval_step_event="approve_step", approval_offer_event="escalate_approval", **hooks)

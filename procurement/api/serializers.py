@@ -256,14 +256,53 @@ class RequestSerializer(serializers.Serializer):
         return waiting_on_json(now, self.context.get("request"))
 
 
+class ChainDecisionSerializer(serializers.Serializer):
+    decided_by = serializers.CharField()
+    on_behalf_of = serializers.CharField(allow_null=True, source="on_behalf_of_or_none")
+    decision = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class ChainStepSerializer(serializers.Serializer):
+    step = serializers.IntegerField(source="number")
+    role = serializers.CharField(allow_null=True, source="role_or_none", help_text="manager, director, finance; "
+                                 "null when the step names a person")
+    user = serializers.CharField(allow_null=True, source="user_or_none", help_text="the person the step names")
+    mode = serializers.CharField(help_text="any (any one of them decides) or all (each of them)")
+    status = serializers.CharField(help_text="approved, pending (waiting now), waiting (to come), rejected, "
+                                   "returned, superseded, expired, not_reached")
+    people = serializers.ListField(child=serializers.CharField(), help_text="who may decide it (usernames)")
+    offered_to = serializers.ListField(child=serializers.CharField(), source="offered",
+                                       help_text="backups it was offered to after waiting too long")
+    decided_by = serializers.CharField(allow_null=True, source="decided_by_or_none")
+    on_behalf_of = serializers.CharField(allow_null=True, source="on_behalf_of_or_none")
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decisions = ChainDecisionSerializer(many=True)
+
+
 class ApprovalSerializer(serializers.ModelSerializer):
     task = serializers.UUIDField(source="task_id", read_only=True)
     decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    on_behalf_of = serializers.SlugRelatedField(slug_field="username", read_only=True,
+                                                help_text="Whom the person who decided stood in for (a delegate).")
+    chain = serializers.SerializerMethodField()
+    policy_version = serializers.SerializerMethodField()
 
     class Meta:
         model = Approval
         fields = ["id", "task", "state_version", "status", "scope", "scope_hash", "expires_at", "created_at",
-                  "rule", "decided_by", "decided_at", "comment"]
+                  "rule", "decided_by", "on_behalf_of", "decided_at", "comment", "policy_version", "chain"]
+
+    @extend_schema_field(ChainStepSerializer(many=True))
+    def get_chain(self, approval) -> list:
+        from ..policy.chain import chain_view
+
+        return ChainStepSerializer(chain_view(approval), many=True).data
+
+    def get_policy_version(self, approval) -> int | None:
+        from ..policy.chain import policy_version
+
+        return policy_version(approval)
 
 
 class TurnSerializer(serializers.ModelSerializer):

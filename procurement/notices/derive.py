@@ -16,6 +16,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -35,7 +36,8 @@ log = logging.getLogger(__name__)
 # Decisions and a new approval are told by their event; the outcomes by the state they reach,
 # whichever event got there (the agent's confirm, a person's record_outcome or cancel_too_late,
 # give_up after the last retry).
-EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new"}
+EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new",
+               "approve_step": "approval_new", "escalate_approval": "approval_escalated"}
 STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
                workflow.CANCELLED: "cancelled"}
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
@@ -129,10 +131,14 @@ def _deliver(d: Delivery):
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     task = Task.objects.select_related("initiator").get(pk=event.task_id)
     key = f"event:{event.pk}"
-    if event.event == "request_approval":
-        approval = Approval.objects.filter(task=task, state_version=event.version).first()
+    if event.event in ("request_approval", "approve_step", "escalate_approval"):
+        # The approval opened at (or followed the task to) this version; it may have moved on since.
+        approval = (Approval.objects.filter(task=task, state_version__gte=event.version).order_by("created_at")
+                    .first())
         if approval is None or approval.status != Approval.Status.PENDING:
             return []  # already decided, superseded or expired: nothing to ask for any more
+        if event.event == "escalate_approval":
+            return _escalation_deliveries(approval, key)
         return _approver_deliveries(approval, key, "approval_new")
     kind = EVENT_KINDS.get(event.event) or STATE_KINDS[event.to_state]
     requester = task.initiator
@@ -172,8 +178,47 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
         "justification": request_now(task).justification,
     }
     link = approval_url(approval.pk)
-    return [Delivery(kind, task, key, language_of(user), link, context, user=user)
-            for user in approval.approvers.filter(is_active=True).order_by("pk")]
+    return [Delivery(kind, task, key, language_of(user), link, context | {"instead_of": instead_of}, user=user)
+            for user, instead_of in _deciders_now(approval)]
+
+
+def _approver_context(approval: Approval) -> dict:
+    return request_facts(approval.task) | {
+        "summary": approval.scope.get("summary", ""), "total": Decimal(approval.scope["total"]),
+        "expires_at": approval.expires_at, "version": approval.state_version,
+        "justification": request_now(approval.task).justification,
+    }
+
+
+def _deciders_now(approval: Approval) -> list:
+    """(person, whom they stand in for or "") for the people who may decide the waiting step and
+    have not decided yet: those on it, and today's delegates of those."""
+    from agentstate.models import ApprovalDecision
+
+    from ..policy.models import Delegation
+
+    decided = set()
+    for row in ApprovalDecision.objects.filter(approval=approval).values_list("decided_by_id", "on_behalf_of_id"):
+        decided |= set(row)
+    people = [u for u in approval.approvers.filter(is_active=True).order_by("pk") if u.pk not in decided]
+    stand_ins = (Delegation.objects.active().filter(delegator__in=people).exclude(delegate_id__in=decided)
+                 .select_related("delegate", "delegator").order_by("pk"))
+    return [(u, "") for u in people] + [(d.delegate, display_name(d.delegator)) for d in stand_ins]
+
+
+def _escalation_deliveries(approval: Approval, key: str) -> list[Delivery]:
+    """To the people a step was offered to, and to those it waited on."""
+    step = approval.chain[approval.step]
+    users = {u.pk: u for u in get_user_model().objects.filter(
+        pk__in=step.get("user_ids", []) + step.get("offered_ids", []), is_active=True)}
+    offered = [users[pk] for pk in step.get("offered_ids", []) if pk in users]
+    context = _approver_context(approval) | {"backups": ", ".join(display_name(u) for u in offered),
+                                            "waited_on": ", ".join(display_name(users[pk]) for pk in
+                                                                   step.get("user_ids", []) if pk in users)}
+    link = approval_url(approval.pk)
+    return [Delivery("approval_escalated", approval.task, key, language_of(u), link, context | {"offered": pk_in},
+                     user=u) for u, pk_in in [(u, True) for u in offered]
+            + [(users[pk], False) for pk in step.get("user_ids", []) if pk in users]]
 
 
 def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]:

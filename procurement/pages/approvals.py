@@ -3,6 +3,7 @@ will do, why it came to this person, and, once decided, who decided what."""
 from decimal import Decimal
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -16,6 +17,9 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import Conflict, DomainError, NotFound
 
 from .. import selectors, services
+from ..policy.deciding import step_decider, step_people
+from ..policy.rules import amount_words
+from ..policy.words import chain_lines
 from ..sentences import refusal
 from . import inbox as inbox_rows
 
@@ -79,7 +83,23 @@ def approval_context(user, approval) -> dict:
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
         "may_decide": selectors.on_route(user, approval),
         "form": DecisionForm(),
-    }
+    } | chain_context(user, approval)
+
+
+def chain_context(user, approval) -> dict:
+    """The chain block (procurement/_approval_chain.html): the frozen policy version and rule, each
+    step, and for a delegate whom their click stands in for."""
+    rule = approval.rule or {}
+    acting_for = ""
+    if approval.chain and approval.status == "pending" and user.pk not in step_people(approval):
+        refusal, behalf = step_decider(user, approval)
+        if not refusal and behalf:
+            acting_for = get_user_model().objects.filter(pk=behalf).values_list("username", flat=True).first()
+    amounts = rule.get("policy_amounts")
+    # The rule in words (its department and amounts), not its name: admins name rules in one language.
+    words = (f"{rule.get('department', '')} · {amount_words(amounts)}" if amounts else "")
+    return {"chain": chain_lines(approval), "policy_version": rule.get("policy_version"),
+            "policy_rule": words, "acting_for": acting_for}
 
 
 class DecisionForm(forms.Form):
@@ -120,7 +140,10 @@ def decide(request, approval_id):
                                      state_version=data["state_version"], scope_hash=data["scope_hash"],
                                      comment=data["comment"])
             approval = selectors.approval_for_decider(request.user, approval.pk)
-            context |= {"approval": approval, "decided": approval, "just_decided": True}
+            if approval.status == "pending":  # one step of a longer chain
+                context |= {"approval": approval, "step_recorded": True} | chain_context(request.user, approval)
+            else:
+                context |= {"approval": approval, "decided": approval, "just_decided": True}
         except NotFound:
             raise Http404("No such approval.")
         except DomainError as exc:

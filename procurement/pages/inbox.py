@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from openpyxl import Workbook
 
 from .. import labels, selectors
+from ..policy.words import role_label
 from ..templatetags.money import ntd
 
 PER_PAGE = 20
@@ -64,6 +65,9 @@ def route_words(reason: dict) -> str:
         return _("up to %(limit)s: department manager") % {"limit": ntd(limit)} if limit else _("department manager")
     if reason.get("rule") == "director":
         return _("over %(limit)s: director") % {"limit": ntd(limit)} if limit else _("director")
+    if reason.get("rule") == "chain":
+        steps = " → ".join(role_label(role) for role in reason.get("roles", []))
+        return _("over %(limit)s: %(steps)s") % {"limit": ntd(limit), "steps": steps} if limit else steps
     return ""
 
 

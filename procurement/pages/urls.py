@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import approvals, chat, home, memory, notices, quote_sheet, review, tasks, timetravel
+from . import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -25,6 +25,8 @@ urlpatterns = [
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
+    path("delegations/", delegations.delegations_page, name="delegations"),
+    path("delegations/<int:delegation_id>/end/", delegations.delegation_end, name="delegation-end"),
     path("notices/", notices.notices_page, name="notices"),
     path("notices/read/", notices.notices_read, name="notices-read"),
     path("review/", review.review_queue, name="review-queue"),

@@ -18,12 +18,14 @@ from .approvals import (  # noqa: F401
     approvals_visible_to,
     changes_since,
     current_approval,
+    decided_by,
     inbox_approvals,
     inbox_departments,
     manager_limits,
     may_decide,
     on_route,
     previous_scope,
+    routed_to,
     scope_changes,
 )
 from .queue import ReviewRow, may_review, review_rows, review_task_for, review_tasks_for, reviewers_of  # noqa: F401

@@ -13,7 +13,24 @@ from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
 
 from ..models import Department, Membership
+from ..policy.chain import CHAIN_PREFETCH
 from .roles import DIRECTOR, MANAGER
+
+
+def routed_to(user):
+    """Ids of the approvals whose waiting step names `user`, or someone `user` stands in for today
+    (a delegate's delegate gets nothing: only direct delegations count)."""
+    from ..policy.models import Delegation
+
+    delegators = Delegation.objects.active().filter(delegate=user).values("delegator")
+    return Approval.approvers.through.objects.filter(Q(user=user) | Q(user__in=delegators)).values("approval_id")
+
+
+def decided_by(user):
+    """Ids of the approvals `user` decided, or decided a step of (in person or for someone)."""
+    from agentstate.models import ApprovalDecision
+
+    return ApprovalDecision.objects.filter(Q(decided_by=user) | Q(on_behalf_of=user)).values("approval_id")
 
 
 # -- who may decide (the approval policy) --------------------------------------------------
@@ -63,8 +80,8 @@ def may_decide(user, approval) -> str | None:
 # -- who may read -------------------------------------------------------------------
 
 def approvals_pending_for(user):
-    """Pending approvals `user` is on the route of, oldest first (the longest waiting)."""
-    return (Approval.objects.filter(status=Approval.Status.PENDING, approvers=user)
+    """Pending approvals whose waiting step `user` may decide, oldest first (the longest waiting)."""
+    return (Approval.objects.filter(status=Approval.Status.PENDING, pk__in=routed_to(user))
             .select_related("task__initiator").order_by("created_at"))
 
 
@@ -90,8 +107,8 @@ def approvals_visible_to(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Approval.objects.all()
-    routed = Approval.objects.filter(approvers=user).values("pk")
-    return Approval.objects.filter(Q(pk__in=routed) | Q(task__tenant__in=codes))
+    return Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user)) | Q(decided_by=user)
+                                   | Q(task__tenant__in=codes))
 
 
 INBOX_TABS = ("pending", "decided", "all")
@@ -101,7 +118,8 @@ def inbox_approvals(user, *, tab: str = "pending", department: str = "", search:
     """The inbox list: one tab, narrowed by department code and a search on the request number
     (REQ-…), the PO number or the requester. Rows carry everything a row shows, in one query."""
     if tab == "decided":
-        rows = Approval.objects.filter(decided_by=user).order_by("-decided_at")
+        rows = Approval.objects.filter(Q(decided_by=user) | Q(pk__in=decided_by(user))).order_by(
+            "-decided_at", "-created_at")
     elif tab == "all":
         rows = approvals_visible_to(user).order_by("-created_at")
     else:
@@ -130,7 +148,7 @@ def inbox_departments(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Department.objects.filter(has_approvals).order_by("code")
-    routed = Exists(Approval.objects.filter(approvers=user, task__tenant=OuterRef("code")))
+    routed = Exists(Approval.objects.filter(pk__in=routed_to(user), task__tenant=OuterRef("code")))
     return Department.objects.filter(routed | (Q(code__in=codes) & has_approvals)).order_by("code")
 
 
@@ -138,8 +156,9 @@ def approval_for_decider(user, approval_id) -> Approval:
     """The approval, if `user` may read it (on its route, or deciding for its department);
     404 otherwise, so ids cannot be probed."""
     approval = (approvals_visible_to(user).filter(pk=approval_id)
-                .select_related("task__initiator", "task__purchase_request__department", "decided_by")
-                .first() if is_uuid(approval_id) else None)
+                .select_related("task__initiator", "task__purchase_request__department", "decided_by",
+                                "on_behalf_of").prefetch_related(*CHAIN_PREFETCH).first()
+                if is_uuid(approval_id) else None)
     if approval is None:
         raise NotFound("No such approval.")
     return approval
@@ -156,7 +175,8 @@ def approval_route_reason(approval: Approval, limits: dict | None = None) -> dic
         limit = limits.get(approval.task.tenant)
     return {"rule": rule.get("rule", ""), "manager_limit": Decimal(limit) if limit is not None else None,
             "director_limit": Decimal(rule["director_limit"]) if rule.get("director_limit") else None,
-            "total": Decimal(approval.scope.get("total") or rule.get("total") or 0)}
+            "total": Decimal(approval.scope.get("total") or rule.get("total") or 0),
+            "roles": [step.get("role") or step.get("user", "") for step in approval.chain or []]}
 
 
 def manager_limits(approvals) -> dict:
@@ -216,16 +236,24 @@ def current_approval(approval: Approval) -> Approval | None:
 
 
 def approvals_for(user, status: str | None = None):
-    """The approvals `user` is on the route of, newest first (the API's list)."""
-    approvals = Approval.objects.filter(approvers=user).select_related("decided_by").order_by("-created_at", "-pk")
+    """The API's list, newest first: the approvals whose waiting step `user` may decide (in person
+    or as a delegate), and those they decided a step of. Pending means "waiting for me"."""
+    if status == Approval.Status.PENDING:
+        approvals = Approval.objects.filter(pk__in=routed_to(user))
+    else:
+        approvals = Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))
+                                            | Q(decided_by=user))
+    approvals = (approvals.select_related("decided_by", "on_behalf_of").prefetch_related(*CHAIN_PREFETCH)
+                 .order_by("-created_at", "-pk"))
     return approvals.filter(status=status) if status else approvals
 
 
 def approval_for(user, approval_id) -> Approval:
-    """An approval its approvers (and admins) may see through the API; anyone else gets 404."""
-    approvals = Approval.objects.select_related("decided_by")
-    if not user.is_superuser:
-        approvals = approvals.filter(approvers=user)
+    """An approval through the API: whoever may read it on the pages (its approvers, delegates
+    standing in for them, whoever decided a step, the department's deciders, admins); anyone else
+    gets 404, so ids cannot be probed. Deciding it is checked again by the service (403)."""
+    approvals = approvals_visible_to(user).select_related("decided_by", "on_behalf_of").prefetch_related(
+        *CHAIN_PREFETCH)
     approval = approvals.filter(pk=approval_id).first() if is_uuid(approval_id) else None
     if approval is None:
         raise NotFound("No such approval.")
@@ -233,7 +261,12 @@ def approval_for(user, approval_id) -> Approval:
 
 
 def on_route(user, approval: Approval) -> bool:
-    """`user` is one of the people the approval was routed to, and it still waits for them."""
+    """`user` may decide the step the approval waits on now (in person or standing in for someone
+    on it), and it still waits for them."""
+    if approval.chain:
+        from ..policy.deciding import may_decide_step
+
+        return may_decide_step(user, approval)
     return approval.status == Approval.Status.PENDING and approval.approvers.filter(pk=user.pk).exists()
 
 

@@ -13,8 +13,12 @@ def deciding_memberships(user):
 
 
 def is_decider(user) -> bool:
-    """A manager or director somewhere: the inbox is theirs."""
-    return user.is_authenticated and deciding_memberships(user).exists()
+    """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs."""
+    from ..policy.models import Delegation
+
+    return user.is_authenticated and (
+        Membership.objects.filter(user=user, role__in=(*DECIDING, Membership.Role.FINANCE)).exists()
+        or Delegation.objects.active().filter(delegate=user).exists())
 
 
 def decides_for(user, department_code: str) -> bool:

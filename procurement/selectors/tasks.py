@@ -22,7 +22,15 @@ def may_view(user, task) -> bool:
         return False
     if user.is_superuser or task.initiator_id == user.pk:
         return True
-    return decides_for(user, task.tenant)
+    return decides_for(user, task.tenant) or _on_its_approvals(user, task)
+
+
+def _on_its_approvals(user, task) -> bool:
+    """A person the task's approval waits on (a finance step, a named person, a delegate standing in
+    today) or who decided a step of it."""
+    from .approvals import decided_by, routed_to
+
+    return Approval.objects.filter(task=task).filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))).exists()
 
 
 def may_travel(user, task) -> bool:

@@ -30,7 +30,8 @@ LINES = [{"description": "Laptop", "quantity": 2}]
 MUST_SEE = {("alice", "task"), ("alice", "task panel"), ("alice", "chat"), ("bob", "task"), ("bob", "approval"),
             ("carol", "task"), ("carol", "task panel")}
 LIST_PAGES = ["home", "my-requests", "request-new", "chat-sessions", "approval-inbox", "request-list", "requests", "notices", "notice-list",
-              "work-queue", "review-queue"]
+              "work-queue", "review-queue", "delegations"]
+LARGE = [{"description": "Laptop", "quantity": 33}]  # over NT$1,000,000: manager, director, finance
 
 
 @pytest.fixture
@@ -158,6 +159,36 @@ def build_forked(demo, request):
     """A fork of an ordered request: the new one links back, the original forward."""
     task = build_confirmed(demo, request)
     return timetravel.task_fork(user=demo["carol"], task_id=task.pk, checkpoint=_point(task, "award"))
+def build_mid_chain(demo, request):
+    """A three-step chain: the manager approved, the director's step waits, finance is to come."""
+    task = submit(demo, LARGE)
+    decide(demo, task, "approve")
+    return task
+
+
+def build_escalated(demo, request):
+    """The manager's step waited past its escalation time and was offered to the director."""
+    from procurement.tasks import escalate_approvals
+
+    task = submit(demo, LARGE)
+    approval = pending(task)
+    approval.chain[0]["since"] = (timezone.now() - timedelta(days=2)).isoformat()
+    Approval.objects.filter(pk=approval.pk).update(chain=approval.chain)
+    escalate_approvals()
+    return task
+
+
+def build_decided_by_a_delegate(demo, request):
+    """bob named carol his delegate; she approved on his behalf."""
+    from procurement.policy.delegation import delegation_create
+
+    today = timezone.localdate()
+    delegation_create(delegator=demo["bob"], delegate_username="carol", starts=today, ends=today)
+    task = submit(demo)
+    approval = pending(task)
+    services.approval_decide(approval_id=approval.pk, user=demo["carol"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    return task
 
 
 SCENARIOS = {  # name: (builder, the state it leaves the task in)
@@ -178,6 +209,9 @@ SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "paused": (build_paused, workflow.PAUSED),
     "rewound": (build_rewound, workflow.AWAITING_APPROVAL),
     "forked": (build_forked, workflow.AWAITING_APPROVAL),
+    "mid_chain": (build_mid_chain, workflow.AWAITING_APPROVAL),
+    "escalated": (build_escalated, workflow.AWAITING_APPROVAL),
+    "decided_by_a_delegate": (build_decided_by_a_delegate, workflow.CONFIRMED),
 }
 
 

@@ -63,10 +63,10 @@ def test_a_row_shows_requester_department_purpose_total_time_left_and_why_it_cam
 
 
 def test_the_reason_and_the_headings_read_in_traditional_chinese(demo, erp, eager):
-    big = submit(demo, item="Laptop", quantity=4)  # above bob's NT$100,000: the director's
-    body = client_for(demo["frank"], "zh-hant").get(INBOX).content.decode()
+    big = submit(demo, item="Laptop", quantity=4)  # above bob's NT$100,000: bob, then the director
+    body = client_for(demo["bob"], "zh-hant").get(INBOX).content.decode()
     assert reverse("approval-page", args=[big.pk]) in body
-    assert "超過 NT$100,000 (10 萬)：處長" in body and "用途" in body and "含稅" in body
+    assert "超過 NT$100,000 (10 萬)：部門主管 → 處長" in body and "用途" in body and "含稅" in body
 
 
 def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):

@@ -40,11 +40,21 @@ def test_request_to_purchase_order_with_one_requisition_and_one_order(demo, erp,
     assert erp.purchase_orders()[0]["requisition_id"] == receipts["erp.requisition.create"].external_id
 
 
-def test_over_the_manager_limit_needs_the_director(demo, erp, eager):
+def test_over_the_manager_limit_the_manager_then_the_director_decide(demo, erp, eager):
     task = submit(demo["alice"], lines=[{"description": "Laptop", "quantity": 5}])
     approval = pending_approval(task)
+    assert approval.rule["rule"] == "chain" and [s["usernames"] for s in approval.chain] == [["bob"], ["frank"]]
+    assert list(approval.approvers.values_list("username", flat=True)) == ["bob"]
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    approval.refresh_from_db()
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval" and approval.status == "pending"
     assert list(approval.approvers.values_list("username", flat=True)) == ["frank"]
-    assert approval.rule["rule"] == "director"
+    services.approval_decide(approval_id=approval.pk, user=demo["frank"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    task.refresh_from_db()
+    assert task.state == "externally_confirmed" and len(erp.purchase_orders()) == 1
 
 
 def test_above_every_limit_goes_to_review_and_nothing_is_sent(demo, erp, eager):

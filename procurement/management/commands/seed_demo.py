@@ -1,6 +1,6 @@
 """`manage.py seed_demo`: the demo data of DESIGN §10. Idempotent: every row is looked up by
 its natural key first, so a second run creates nothing and changes nothing it already made."""
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
@@ -8,7 +8,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from procurement.models import Department, Membership, Quote, Supplier
+from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
+from procurement.policy.rules import policy_publish
 from procurement.validators import validate_tax_id
 
 PASSWORD = "demo"
@@ -30,6 +31,10 @@ USERS = [
     ("carol", "Carol", "Wu", Membership.Role.ADMIN, None, 0),
 ]
 ADMINS = {"carol"}
+# The demo has no finance person: carol, the admin, also holds the finance role (all departments).
+EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0)]
+FINANCE_ABOVE = Decimal("1000000")
+ESCALATE_AFTER = timedelta(days=1)
 
 SUPPLIERS = [
     # name, 統一編號, email
@@ -76,6 +81,7 @@ class Command(BaseCommand):
             departments = self.seed_departments()
             self.seed_users(departments)
             self.seed_suppliers_and_quotes()
+            self.seed_policy(departments)
         self.stdout.write(self.style.SUCCESS(f"Demo data: {self.created} created, {self.found} already there."))
 
     def report(self, created: bool, what: str):
@@ -108,6 +114,12 @@ class Command(BaseCommand):
             _, created = Membership.objects.get_or_create(
                 user=user, department=department, role=role, defaults={"approval_limit": Decimal(limit)})
             self.report(created, f"membership {username} {role} of {code or 'all departments'}")
+            for extra_user, extra_role, extra_code, extra_limit in EXTRA_ROLES:
+                if extra_user == username:
+                    _, created = Membership.objects.get_or_create(
+                        user=user, department=departments[extra_code] if extra_code else None, role=extra_role,
+                        defaults={"approval_limit": Decimal(extra_limit)})
+                    self.report(created, f"membership {username} {extra_role} of {extra_code or 'all departments'}")
             if role == Membership.Role.MANAGER and department.manager_id is None:
                 department.manager = user
                 department.save(update_fields=["manager"])
@@ -129,3 +141,31 @@ class Command(BaseCommand):
                     quote.valid_until = one_year_after(today)
                     quote.save(update_fields=["valid_until"])
                     self.stdout.write(f"renewed  quote {item} from {name} until {quote.valid_until}")
+
+    def seed_policy(self, departments: dict[str, Department]):
+        """The demo policy (DESIGN §7), per department from its memberships: the manager up to their
+        limit (inclusive); the manager then a director above it; finance as a third step above
+        NT$1,000,000; above the directors' limit no rule matches, so the request goes to review.
+        A manager step of a longer chain waiting a day is offered to the director of the next step."""
+        directors = Membership.objects.filter(role=Membership.Role.DIRECTOR)
+        top = max(directors.values_list("approval_limit", flat=True), default=Decimal(0))
+        M, D, F = Membership.Role.MANAGER, Membership.Role.DIRECTOR, Membership.Role.FINANCE
+        for code, department in departments.items():
+            limit = max(department.memberships.filter(role=M).values_list("approval_limit", flat=True),
+                        default=Decimal(0))
+            ladder = [
+                (f"{code}: manager, up to NT${limit:,.0f}", None, limit, [(M, True, None, "")]),
+                (f"{code}: manager then director, over NT${limit:,.0f}", limit, FINANCE_ABOVE,
+                 [(M, False, ESCALATE_AFTER, "next"), (D, True, None, "")]),
+                (f"{code}: manager, director, finance, over NT${FINANCE_ABOVE:,.0f}", FINANCE_ABOVE, top,
+                 [(M, False, ESCALATE_AFTER, "next"), (D, True, None, ""), (F, False, None, "")]),
+            ]
+            for name, over, up_to, steps in ladder:
+                rule, created = PolicyRule.objects.get_or_create(name=name, defaults={
+                    "department": department, "amount_over": over, "amount_up_to": up_to})
+                self.report(created, f"approval rule {name}")
+                for position, (role, within, escalate, backup) in enumerate(steps, start=1):
+                    PolicyStep.objects.get_or_create(rule=rule, position=position, defaults={
+                        "role": role, "within_limit": within, "escalate_after": escalate, "backup_role": backup})
+        policy = policy_publish()
+        self.stdout.write(f"approval policy v{policy.version}")

@@ -1,0 +1,67 @@
+"""Delegation (代理人): a person names who stands in for them, for a range of dates (Asia/Taipei,
+both ends included). It ends by itself; deleting it ends it early. Bad input is refused field by
+field, in the reader's language, and nothing is written."""
+from datetime import date
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from agentstate.errors import DomainError, NotFound
+
+from .models import Delegation
+
+
+def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | None) -> dict[str, list[str]]:
+    """What is wrong with this delegation, by field; empty when nothing is."""
+    errors: dict[str, list[str]] = {}
+    today = timezone.localdate()
+    if delegate is not None and delegate.pk == delegator.pk:
+        errors.setdefault("delegate", []).append(_("You cannot delegate to yourself."))
+    if delegate is not None and not delegate.is_active:
+        errors.setdefault("delegate", []).append(_("That person's account is inactive."))
+    if starts and starts < today:
+        errors.setdefault("starts", []).append(_("A delegation cannot start in the past."))
+    if ends and ends < today:
+        errors.setdefault("ends", []).append(_("A delegation cannot end in the past."))
+    if starts and ends and ends < starts:
+        errors.setdefault("ends", []).append(_("The last day must not be before the first."))
+    if starts and ends and not errors:
+        clash = Delegation.objects.filter(delegator=delegator, starts__lte=ends, ends__gte=starts).first()
+        if clash is not None:
+            errors.setdefault("starts", []).append(
+                _("You already have a delegation to %(delegate)s from %(starts)s to %(ends)s; the dates may not "
+                  "overlap.") % {"delegate": clash.delegate.get_username(), "starts": clash.starts,
+                                 "ends": clash.ends})
+    return errors
+
+
+def delegation_create(*, delegator, delegate_username: str, starts: date, ends: date) -> Delegation:
+    delegate = get_user_model().objects.filter(username=delegate_username).first()
+    with transaction.atomic():
+        # One delegator's delegations are written one at a time, so two overlapping ones cannot both pass.
+        get_user_model().objects.select_for_update().filter(pk=delegator.pk).first()
+        errors = delegation_errors(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
+        if delegate is None:
+            errors.setdefault("delegate", []).insert(0, _("No such person: %(name)s.") % {"name": delegate_username})
+        if errors:
+            raise DomainError("The delegation was not saved; see the fields.", errors=errors)
+        return Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
+
+
+def delegation_delete(*, user, delegation_id) -> None:
+    """End a delegation (only the person who made it, or an admin)."""
+    rows = Delegation.objects.filter(pk=delegation_id) if str(delegation_id).isdigit() else Delegation.objects.none()
+    if not user.is_superuser:
+        rows = rows.filter(delegator=user)
+    if not rows.delete()[0]:
+        raise NotFound("No such delegation.")
+
+
+def delegations_of(user):
+    """The delegations `user` made, and those naming them as the delegate, the running ones first."""
+    from django.db.models import Q
+
+    return (Delegation.objects.filter(Q(delegator=user) | Q(delegate=user))
+            .select_related("delegator", "delegate").order_by("-ends", "pk"))

@@ -1,0 +1,64 @@
+"""An approval's chain in words, in the reader's language: who decides each step, its status,
+and each decision ("dave approved on behalf of bob, 2026-11-30 10:02" /「dave 代 bob 核准」)."""
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext, pgettext_lazy
+
+from .chain import Decision, StepView, chain_view
+
+ROLES = {"manager": pgettext_lazy("approval role", "department manager"),
+         "director": pgettext_lazy("approval role", "director"),
+         "finance": pgettext_lazy("approval role", "finance")}
+STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pgettext_lazy("chain step", "waiting now"),
+            "waiting": pgettext_lazy("chain step", "to come"), "rejected": pgettext_lazy("chain step", "rejected"),
+            "returned": pgettext_lazy("chain step", "returned for revision"),
+            "superseded": pgettext_lazy("chain step", "replaced by a newer version"),
+            "expired": pgettext_lazy("chain step", "expired"),
+            "not_reached": pgettext_lazy("chain step", "not reached")}
+
+
+def role_label(role: str) -> str:
+    return str(ROLES.get(role, role))
+
+
+def step_who(step: StepView) -> str:
+    """"department manager (any one of: bob, frank)"."""
+    what = role_label(step.role) if step.role else step.user
+    people = pgettext("list separator", ", ").join(step.people)
+    if not people:
+        return what
+    if step.mode == "all":
+        return _("%(what)s (all of: %(people)s)") % {"what": what, "people": people}
+    return _("%(what)s (any one of: %(people)s)") % {"what": what, "people": people}
+
+
+def decision_words(decision: Decision) -> str:
+    when = date_format(timezone.localtime(decision.at), "Y-m-d H:i") if decision.at else ""
+    parts = {"who": decision.decided_by, "for": decision.on_behalf_of, "when": when}
+    if decision.on_behalf_of:
+        sentence = {"approve": _("%(who)s approved on behalf of %(for)s, %(when)s"),
+                    "reject": _("%(who)s rejected on behalf of %(for)s, %(when)s"),
+                    "return": _("%(who)s returned it on behalf of %(for)s, %(when)s")}
+    else:
+        sentence = {"approve": _("%(who)s approved, %(when)s"), "reject": _("%(who)s rejected, %(when)s"),
+                    "return": _("%(who)s returned it, %(when)s")}
+    return sentence.get(decision.decision, "%(who)s, %(when)s") % parts
+
+
+def chain_lines(approval) -> list[dict]:
+    """The chain as the page shows it: one entry per step, current step marked."""
+    lines = []
+    for step in chain_view(approval):
+        extra = []
+        if step.offered:
+            extra.append(_("Waited too long: also offered to %(people)s.") % {
+                "people": pgettext("list separator", ", ").join(step.offered)})
+        elif step.escalate_after_seconds and step.status in ("pending", "waiting"):
+            extra.append(_("If it waits more than %(hours)s hours, it is offered to the backup.") % {
+                "hours": f"{step.escalate_after_seconds / 3600:g}"})
+        lines.append({"number": step.number, "who": step_who(step), "status": step.status,
+                      "status_label": str(STATUSES.get(step.status, step.status)),
+                      "decisions": [decision_words(d) for d in step.decisions], "notes": extra,
+                      "current": step.status == "pending"})
+    return lines

@@ -1,0 +1,141 @@
+"""Delegation (代理人, DESIGN §7, §9, §10): while it runs the delegate decides what is routed to the
+person they stand in for, recorded "dave on behalf of bob"; it does not chain and ends by itself.
+Bad input is refused field by field in the caller's language, and nothing is written."""
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from agentstate.models import Approval
+from procurement.models import Delegation
+
+from .policy_support import APPROVALS, SMALL, api, body, decide, pending, submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+DELEGATIONS = "/api/v1/delegations/"
+
+
+def this_week():
+    today = timezone.localdate()
+    return today, today + timedelta(days=6)
+
+
+def delegate(by, to, starts=None, ends=None, language="en"):
+    week = this_week()
+    return api(by, language).post(DELEGATIONS, {"delegate": to, "starts": str(starts or week[0]),
+                                                "ends": str(ends or week[1])}, format="json")
+
+
+def page(user, url, language="en"):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client.get(url).content.decode()
+
+
+def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob(demo, erp, eager):
+    task = submit(demo["alice"], SMALL)  # pending before the delegation: it becomes dave's to decide too
+    approval = pending(task)
+    created = delegate(demo["bob"], "dave")
+    assert created.status_code == 201, created.json()
+    assert created.json() | {"id": 0} == {"id": 0, "delegator": "bob", "delegate": "dave",
+                                          "starts": str(this_week()[0]), "ends": str(this_week()[1]), "active": True}
+    assert [a["id"] for a in api(demo["dave"]).get(APPROVALS, {"status": "pending"}).json()["results"]] == [
+        str(approval.pk)]
+    assert "REQ-" in page(demo["dave"], reverse("approval-inbox"))
+    assert "You stand in for bob" in page(demo["dave"], reverse("approval-page", args=[approval.pk]))
+
+    response = decide(demo["dave"], approval)
+    assert response.status_code == 200, response.json()
+    answer = response.json()
+    assert (answer["status"], answer["decided_by"], answer["on_behalf_of"]) == ("approved", "dave", "bob")
+    [step] = body(demo["dave"], approval).json()["chain"]
+    assert (step["status"], step["decided_by"], step["on_behalf_of"]) == ("approved", "dave", "bob")
+    task.refresh_from_db()
+    assert task.state == "externally_confirmed"
+    zh = page(demo["bob"], reverse("approval-page", args=[approval.pk]), "zh-hant")
+    assert "dave 代 bob 核准" in zh and "dave 代 bob" in zh
+    assert "dave approved on behalf of bob" in page(demo["bob"], reverse("approval-page", args=[approval.pk]))
+    timeline = page(demo["alice"], reverse("task-page", args=[task.pk]), "zh-hant")
+    assert "代 bob 簽核" in timeline
+    # bob may not decide it again in person: it is decided, and it was his step.
+    assert decide(demo["bob"], approval).status_code == 409
+
+
+def test_a_delegates_delegate_gets_nothing(demo, erp, eager):
+    approval = pending(submit(demo["alice"], SMALL))
+    assert delegate(demo["bob"], "dave").status_code == 201
+    assert delegate(demo["dave"], "erin").status_code == 201
+    assert api(demo["erin"]).get(APPROVALS, {"status": "pending"}).json()["results"] == []
+    assert decide(demo["erin"], approval).status_code == 404
+    assert Approval.objects.get(pk=approval.pk).status == "pending"
+
+
+def test_a_delegation_outside_its_dates_gives_nothing(demo, erp, eager):
+    approval = pending(submit(demo["alice"], SMALL))
+    today = timezone.localdate()
+    Delegation.objects.create(delegator=demo["bob"], delegate=demo["dave"], starts=today - timedelta(days=9),
+                              ends=today - timedelta(days=1))
+    Delegation.objects.create(delegator=demo["bob"], delegate=demo["dave"], starts=today + timedelta(days=1),
+                              ends=today + timedelta(days=3))
+    assert api(demo["dave"]).get(APPROVALS, {"status": "pending"}).json()["results"] == []
+    assert decide(demo["dave"], approval).status_code == 404
+    assert Approval.objects.get(pk=approval.pk).status == "pending"
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", {"self": "You cannot delegate to yourself.", "past": "A delegation cannot start in the past.",
+            "overlap": "the dates may not overlap", "nobody": "No such person: nobody."}),
+    ("zh-hant", {"self": "不能指定自己為代理人。", "past": "代理期間不能從過去的日期開始。",
+                 "overlap": "代理期間不可重疊", "nobody": "查無此人：nobody。"})])
+def test_bad_delegations_are_refused_field_by_field_in_the_callers_language(demo, language, words):
+    today = timezone.localdate()
+    bob = demo["bob"]
+    refused = delegate(bob, "bob", language=language)
+    assert refused.status_code == 400 and words["self"] in refused.json()["errors"]["delegate"]
+    refused = delegate(bob, "dave", starts=today - timedelta(days=2), ends=today - timedelta(days=1),
+                       language=language)
+    assert refused.status_code == 400 and words["past"] in refused.json()["errors"]["starts"]
+    assert refused.json()["errors"]["ends"]
+    refused = delegate(bob, "nobody", language=language)
+    assert refused.status_code == 400 and words["nobody"] in refused.json()["errors"]["delegate"]
+    assert delegate(bob, "dave", language=language).status_code == 201
+    refused = delegate(bob, "frank", starts=today + timedelta(days=3), ends=today + timedelta(days=10),
+                       language=language)
+    assert refused.status_code == 400 and words["overlap"] in refused.json()["errors"]["starts"][0]
+    refused = api(bob, language).post(DELEGATIONS, {"delegate": "dave", "starts": "soon"}, format="json")
+    assert refused.status_code == 400 and set(refused.json()["errors"]) == {"starts", "ends"}
+    assert Delegation.objects.count() == 1
+
+
+def test_only_the_delegator_ends_a_delegation(demo):
+    made = delegate(demo["bob"], "dave").json()
+    assert api(demo["dave"]).delete(f"{DELEGATIONS}{made['id']}/").status_code == 404
+    assert api(demo["alice"]).get(DELEGATIONS).json()["count"] == 0
+    assert api(demo["dave"]).get(DELEGATIONS).json()["count"] == 1  # he sees whom he stands in for
+    assert api(demo["bob"]).delete(f"{DELEGATIONS}{made['id']}/").status_code == 204
+    assert not Delegation.objects.exists()
+    assert api(demo["bob"]).delete(f"{DELEGATIONS}nonsense/").status_code == 404
+
+
+@pytest.mark.parametrize("language, message, saved", [
+    ("en", "You cannot delegate to yourself.", "dave decides for you from"),
+    ("zh-hant", "不能指定自己為代理人。", "dave 自")])
+def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, language, message, saved):
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["bob"])
+    url = reverse("delegations")
+    form = client.get(url)
+    assert form.status_code == 200 and 'type="date"' in form.content.decode()
+    assert reverse("delegations") in page(demo["bob"], reverse("approval-inbox"))  # linked from the header
+    token = client.cookies["csrftoken"].value
+    start, end = this_week()
+    refused = client.post(url, {"delegate": "bob", "starts": start, "ends": end, "csrfmiddlewaretoken": token})
+    assert refused.status_code == 400 and message in refused.content.decode() and not Delegation.objects.exists()
+    done = client.post(url, {"delegate": "dave", "starts": start, "ends": end, "csrfmiddlewaretoken": token},
+                       follow=True)
+    assert done.status_code == 200 and saved in done.content.decode()
+    delegation = Delegation.objects.get()
+    client.post(reverse("delegation-end", args=[delegation.pk]), {"csrfmiddlewaretoken": token})
+    assert not Delegation.objects.exists()
