@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agentstate', '0007_artifacts'),
+        ('agentstate', '0008_trace_id'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
