@@ -133,8 +133,9 @@ class WorkerHarness:
         env.update({k: str(v) for k, v in (extra_env or {}).items()})
         return env
 
-    def start(self, extra_env: dict | None = None, *, wait_ready: bool = True) -> subprocess.Popen:
-        """Start a worker (after the previous one is gone) and wait until it consumes."""
+    def start(self, extra_env: dict | None = None, *, wait_ready: bool = True, beat: bool = False) -> subprocess.Popen:
+        """Start a worker (after the previous one is gone) and wait until it consumes. With `beat`,
+        the worker runs the beat schedule too (`-B`, its schedule file under tmp_path)."""
         if self.proc is not None and self.proc.poll() is None:
             raise RuntimeError("a worker is already running; kill() it first")
         n = len(self.procs) + 1
@@ -142,7 +143,7 @@ class WorkerHarness:
         name = f"{self.node_prefix}{n}@%h"
         argv = [sys.executable, "-m", "celery", "-A", "procurement", "worker", "--pool=solo", "--concurrency=1",
                 "-Q", self.queue, "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-n", name, "-l", "info",
+                "-n", name, "-l", "info", *(["-B", "-s", str(self.tmp_path / "beat-schedule")] if beat else []),
                 # Config from the command line: what the worker itself enqueues goes to our queue too.
                 "--", f"task_default_queue={self.queue}"]
         with open(log_path, "wb") as log:

@@ -14,12 +14,16 @@ from agentstate.errors import DomainError, NotFound
 from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
 
 
+# A date input reads and writes ISO dates whatever the page's language ("2026-11-30", not 2026年11月30日).
+ISO_DATE = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
+
+
 class DelegationForm(forms.Form):
     delegate = forms.ModelChoiceField(label=_("Who decides for you"), to_field_name="username",
                                       queryset=get_user_model().objects.none(),
                                       empty_label=_("Choose a person"))
-    starts = forms.DateField(label=_("From (first day)"), widget=forms.DateInput(attrs={"type": "date"}))
-    ends = forms.DateField(label=_("Until (last day, inclusive)"), widget=forms.DateInput(attrs={"type": "date"}))
+    starts = forms.DateField(label=_("From (first day)"), widget=ISO_DATE)
+    ends = forms.DateField(label=_("Until (last day, inclusive)"), widget=ISO_DATE)
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,0 +1,70 @@
+"""Issue #12's Done-when, in the browser at phone size: bob names dave his delegate for this
+week and dave approves an ENG request, shown 「dave 代 bob 核准」; a NT$1,200,000 request goes
+manager → director → finance (bob, frank, carol), in order, before anything is ordered."""
+import pytest
+from playwright.sync_api import expect
+
+from agentstate.models import Approval, Task
+from procurement import services
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PHONE = {"width": 390, "height": 844}
+FITS = "document.scrollingElement.scrollWidth"
+
+
+def fits(page):
+    assert page.evaluate(FITS) <= PHONE["width"], "the page scrolls sideways"
+
+
+def test_bob_delegates_to_dave_for_this_week_and_dave_approves_on_his_behalf(demo, erp, eager, signed_in,
+                                                                               live_server):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    bob = signed_in("bob", viewport=PHONE)
+    bob.select_option("#lang", "zh-hant")
+    expect(bob.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
+    bob.get_by_role("link", name="代理人").click()
+    expect(bob.get_by_role("heading", name="代理人設定")).to_be_visible()
+    fits(bob)
+    bob.select_option("#id_delegate", "dave")
+    bob.get_by_role("button", name="儲存代理設定").click()  # from today to today: the form's defaults
+    expect(bob.get_by_text("dave 自")).to_be_visible()
+
+    dave = signed_in("dave", viewport=PHONE)
+    dave.select_option("#lang", "zh-hant")
+    expect(dave.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
+    dave.get_by_role("link", name="2 × Laptop").click()
+    expect(dave.get_by_text("您是 bob 的代理人")).to_be_visible()
+    fits(dave)
+    dave.get_by_role("button", name="核准").first.click()
+    expect(dave.get_by_role("status")).to_contain_text("dave 代 bob")
+    dave.goto(f"{live_server.url}/approvals/{Approval.objects.get(task=task).pk}/")
+    expect(dave.locator(".chain")).to_contain_text("dave 代 bob 核准")
+    fits(dave)
+    ARTIFACTS.mkdir(exist_ok=True)
+    dave.screenshot(path=str(ARTIFACTS / "delegate-approved-zh-390.png"), full_page=True)
+    assert Task.objects.get(pk=task.pk).state == "externally_confirmed"
+
+
+def test_a_1_2_million_request_goes_manager_director_finance_in_order(demo, erp, eager, signed_in, live_server):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="lab laptops",
+                                   lines=[{"description": "Laptop", "quantity": 33}])
+    approval = Approval.objects.get(task=task, status="pending")
+    url = f"{live_server.url}/approvals/{approval.pk}/"
+    for person, step in (("bob", 1), ("frank", 2), ("carol", 3)):
+        page = signed_in(person, viewport=PHONE)
+        page.goto(url)
+        expect(page.locator(f".chain-step:nth-child({step})")).to_have_attribute("aria-current", "step")
+        fits(page)
+        page.get_by_role("button", name="Approve").click()
+        expect(page.get_by_role("status")).to_be_visible()
+        state = Task.objects.get(pk=task.pk).state
+        assert (state == "awaiting_approval") if step < 3 else state in ("submitted", "externally_confirmed")
+        assert (erp.purchase_orders() == []) if step < 3 else True
+    page.goto(url)
+    expect(page.locator(".chain")).to_contain_text("bob approved")
+    expect(page.locator(".chain")).to_contain_text("frank approved")
+    expect(page.locator(".chain")).to_contain_text("carol approved")
+    page.screenshot(path=str(ARTIFACTS / "chain-approved-390.png"), full_page=True)
