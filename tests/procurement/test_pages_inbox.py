@@ -201,8 +201,9 @@ def test_the_department_filter_offers_the_departments_of_the_approvals_each_pers
         assert codes == set(selectors.approvals_visible_to(demo[who]).values_list("task__tenant", flat=True)), who
     assert (offered["bob"], offered["dave"], offered["frank"], offered["alice"]) == ({"ENG"}, {"OPS"},
                                                                                     {"ENG", "OPS"}, set())
-    # A department without any approval is not offered, even to a director who sees every department.
+    # A director who decides for every department is offered a new one before its first approval.
     Department.objects.create(code="LAB", name="Lab", budget_total="1000.00")
-    assert {d.code for d in selectors.inbox_departments(demo["frank"])} == {"ENG", "OPS"}
+    assert {d.code for d in selectors.inbox_departments(demo["frank"])} == {"ENG", "LAB", "OPS"}
+    assert {d.code for d in selectors.inbox_departments(demo["bob"])} == {"ENG"}
     options = client_for(demo["bob"]).get(INBOX).content.decode()
     assert "Engineering" in options and "Operations" not in options
