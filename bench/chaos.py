@@ -96,8 +96,8 @@ class Pool:
 
 class RecoveryClock:
     """The tasks a killed worker held, and afterwards how long each took to move again: from the
-    moment its lease expired to the first move a worker made on it after that (the step ran
-    again and recorded its result; recovery's own notes do not count)."""
+    moment its lease expired to the first move made on it after that (the step ran again and
+    recorded its result, in a worker or in recovery settling a receipt; recovery's notes do not count)."""
 
     def __init__(self):
         self.watch: list = []  # (task id, old lease_until, killed at, runnable then); a task may recur
@@ -121,7 +121,9 @@ class RecoveryClock:
                        .order_by("at").values_list("at", flat=True).first())
             if noticed is not None:
                 fenced.append((noticed - until).total_seconds())
-            after = (TaskEvent.objects.filter(task_id=pk, at__gt=until).exclude(actor="recovery")
+            # Recovery's own notes are "recovery.*" events; a move it makes (a receipt it settled
+            # taking the step on, in this process) is the task moving again like a worker's.
+            after = (TaskEvent.objects.filter(task_id=pk, at__gt=until).exclude(event__startswith="recovery.")
                      .order_by("at").values_list("at", flat=True).first())
             if after is not None:
                 times.append((after - until).total_seconds())
