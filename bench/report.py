@@ -1,7 +1,7 @@
 """bench/RESULTS.md and its two charts, written from the figures bench/run.py collected."""
 from pathlib import Path
 
-NOISE = ("Seven other engineers were running their tests on the same 2 cores during this run, so every "
+NOISE = ("Other engineers were running their tests on the same 2 cores during this run, so every "
          "absolute figure is noisy (see the load averages); the agentstate/LangGraph ratio is measured side "
          "by side, call by call alternating, so both sides met the same noise.")
 
@@ -48,7 +48,7 @@ def charts(results: dict, out: Path) -> dict:
         for label, q in (("p50", chaos["recovery_s"]["p50"]), ("p95", chaos["recovery_s"]["p95"])):
             ax.axvline(q, linestyle="--", color="black")
             ax.text(q, ax.get_ylim()[1] * 0.9, f" {label} {q:.1f} s")
-        ax.set_xlabel("seconds from a killed worker's lease expiring to the task's next move by a worker")
+        ax.set_xlabel("seconds from a killed worker's lease expiring to the task's next move (a worker's or recovery's)")
         ax.set_ylabel("recoveries")
         ax.set_title(f"Recovery under chaos: {len(values)} recoveries after {len(chaos['kills'])} SIGKILLs")
         fig.tight_layout()
@@ -173,13 +173,13 @@ def write_report(results: dict, out: Path, path: Path):
                 f"- receipts and ERP: {chaos['erp']['records_without_confirmed_receipt']} ERP records without a "
                 f"confirmed receipt, {chaos['erp']['confirmed_receipts_missing_in_erp']} confirmed receipts missing "
                 "in the ERP",
-                f"- recovery time (a killed worker's lease expiring → the next move a worker made on that task, i.e. "
-                f"the step ran again): n={r['n']}, p50 **{r['p50']} s**, p95 **{r['p95']} s** (leases of 8 s, recovery "
-                f"every 2 s). " + (f"Of that, expiry → recovery fencing the lease and handing the task back: p50 "
-                                   f"{r['fenced_p50']} s, p95 {r['fenced_p95']} s; " if r.get("fenced_p50") is not None
-                                   else "") +
-                "most of it is the wait in the queue behind the other tasks' steps (see the throughput figures: a "
-                "step waits tens of seconds for a worker). "
+                f"- recovery time (a killed worker's lease expiring → the next move made on that task, by a worker "
+                f"or by recovery settling the step's receipt, i.e. the step ran again): n={r['n']}, p50 "
+                f"**{r['p50']} s**, p95 **{r['p95']} s** (leases of 8 s, recovery every 2 s). "
+                + (f"Of that, expiry → recovery fencing the lease and handing the task back: p50 "
+                   f"{r['fenced_p50']} s, p95 {r['fenced_p95']} s; " if r.get("fenced_p50") is not None else "") +
+                "the long tail is the wait in the queue behind the other tasks' steps (see the throughput figures: "
+                "a step waits tens of seconds for a worker). "
                 f"{r['nothing_to_resume']} killed while holding a task with nothing left to run, "
                 f"{r['not_resumed']} never moved again",
                 f"- duplicate executions (an ERP write executed twice): "
@@ -193,6 +193,8 @@ def write_report(results: dict, out: Path, path: Path):
             doc += [f"![recovery time under chaos]({made['recovery']})", ""]
     doc += ["## What the engine keeps, and why", "", DESIGN_NOTES, "", "## How the ratio moved while building it", "",
             HISTORY, ""]
+    if results.get("notes"):
+        doc += ["## Notes on this run", "", *[f"- {note}" for note in results["notes"]], ""]
     path.write_text("\n".join(doc))
 
 
