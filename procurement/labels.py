@@ -95,6 +95,7 @@ EVENT_LABELS = {
     "approve": pgettext_lazy("request event", "Approved"),
     "reject": pgettext_lazy("request event", "Rejected"),
     "return": pgettext_lazy("request event", "Returned for revision"),
+    "budget_short": pgettext_lazy("request event", "Not approved: not enough budget left"),
     "expire": pgettext_lazy("request event", "Approval expired"),
     "confirm": pgettext_lazy("request event", "Purchase order issued"),
     "fail": pgettext_lazy("request event", "Purchase order failed"),

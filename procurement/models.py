@@ -146,7 +146,8 @@ class RequestLine(models.Model):
 
 class BudgetReservation(models.Model):
     class Status(models.TextChoices):
-        RESERVED = "reserved"
+        RESERVED = "reserved"   # counted against the department (budget_reserved)
+        HELD = "held"           # a soft hold until approval (BUDGET_HOLD=soft): counted against nobody
         RELEASED = "released"
 
     department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="reservations")
@@ -159,7 +160,7 @@ class BudgetReservation(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["task"], condition=Q(status="reserved"),
+            models.UniqueConstraint(fields=["task"], condition=Q(status__in=["reserved", "held"]),
                                     name="one_live_reservation_per_task"),
             models.CheckConstraint(condition=Q(amount__gte=0), name="reservation_amount_not_negative"),
         ]

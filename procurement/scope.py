@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from agentstate.models import Task
 
-from .models import PurchaseRequest, Supplier
+from .models import BudgetReservation, PurchaseRequest, Supplier
 
 
 def requisition_request(task: Task, request: PurchaseRequest) -> dict:
@@ -36,10 +36,17 @@ def approval_scope(task: Task, request: PurchaseRequest) -> dict:
         "subtotal": award["subtotal"], "tax": award["tax"], "total": award["total"], "currency": award["currency"],
         "department": department.code, "cost_centre": department.cost_centre,
         "emails": [supplier.email] if supplier.email else [],
-        "budget_left_after": str(department.budget_total - department.budget_reserved),
+        "budget_left_after": str(_left_after(task, department, total)),
         "requester": request.requester.username,
         "total_words": f"NT${total:,.0f}",
     }
+
+
+def _left_after(task: Task, department, total: Decimal) -> Decimal:
+    """The department's budget after this request: a hard reservation already counts; a soft
+    hold (BUDGET_HOLD=soft) does not yet, so it is taken off here."""
+    hard = BudgetReservation.objects.filter(task=task, status=BudgetReservation.Status.RESERVED).exists()
+    return department.budget_total - department.budget_reserved - (0 if hard else total)
 
 
 def purchase_order_request(task: Task, scope: dict) -> dict:

@@ -17,7 +17,7 @@ from . import labels
 from .money import ntd
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
-MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price"}
+MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     # agentstate.machine.task_create, procurement.services
@@ -35,6 +35,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "%(total)s is above every approval limit for %(department)s")),
     (r"routed to (?P<rule>\w+): (?P<people>.+)", pgettext_lazy("agent sentence", "routed to %(rule)s: %(people)s")),
     (rf"{AMOUNT.format('total')} of budget reserved", pgettext_lazy("agent sentence", "%(total)s of budget reserved")),
+    (rf"{AMOUNT.format('total')} of budget held until approval",
+     pgettext_lazy("agent sentence", "%(total)s of budget held until approval (it blocks nobody)")),
     (r"ERP requisition (?P<id>\S+) created", pgettext_lazy("agent sentence", "ERP requisition %(id)s created")),
     (r"the ERP refused the requisition: .*", pgettext_lazy("agent sentence", "the ERP refused the requisition")),
     (r"waiting for (?P<rule>\w+) approval", pgettext_lazy("agent sentence", "waiting for approval by %(rule)s")),
@@ -215,6 +217,16 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      rf"{AMOUNT.format('needed')}\.(?: Reduce the request or ask again later\?)?",
      pgettext_lazy("agent sentence", "The department has %(available)s of budget left; this request needs "
                    "%(needed)s. Reduce the request or ask again later?")),
+    (rf"Not approved: The department has {AMOUNT.format('available')} of budget left; this request needs "
+     rf"{AMOUNT.format('needed')}\. The request went back to the requester\.",
+     pgettext_lazy("agent sentence", "Not approved: the department has %(available)s of budget left and this "
+                   "request needs %(needed)s. The request went back to the requester.")),
+    (rf"You already hold {AMOUNT.format('held')} of budget in requests nobody has approved yet; with this one "
+     rf"\({AMOUNT.format('needed')}\) that would pass the limit of {AMOUNT.format('cap')} per person\.(?: Wait for "
+     rf"an approval, or cancel or reduce a request\?)?",
+     pgettext_lazy("agent sentence", "You already hold %(held)s of budget in requests nobody has approved yet; with "
+                   "this one (%(needed)s) that would pass the limit of %(cap)s per person. Wait for an approval, "
+                   "or cancel or reduce a request?")),
 ]]
 DECISION_VERBS = {"return": pgettext_lazy("refusal", "return it"), "reject": pgettext_lazy("refusal", "reject it")}
 VERIFIED = {True: pgettext_lazy("agent sentence", "verified in the ERP"),

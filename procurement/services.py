@@ -3,12 +3,14 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from agentstate.actors import Actor
 from agentstate.approvals import approval_decide as engine_decide
 from agentstate.errors import DomainError
+from agentstate.kinds import APPROVER
 from agentstate.machine import fire, task_create
 from agentstate.models import Approval, Task
 
-from . import workflow
+from . import budget, workflow
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
@@ -100,16 +102,44 @@ def request_cancel(*, task_id, user, reason: str = "") -> Task:
     return task
 
 
+class BudgetRefused(DomainError):
+    """An approval the department can no longer afford: nothing approved, the requester asked."""
+    http_status = 409
+    code = "budget_short"
+
+
 def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
                     comment: str = "") -> Approval:
+    """Decide; with BUDGET_HOLD=soft an approval also makes the hard reservation, under the
+    department row lock, in the same transaction: two approvals can never overspend."""
+    try:
+        with transaction.atomic():
+            # A return's comment is the agent's open question to the requester, verbatim.
+            data = {"question": comment} if decision == "return" else None
+            approval = engine_decide(approval_id=approval_id, user=user, decision=decision,
+                                     state_version=state_version, scope_hash=scope_hash, comment=comment, data=data)
+            # The last step of a chain approves the request: only then is its budget reserved.
+            if approval.status == Approval.Status.APPROVED and budget.hold_policy() == budget.SOFT:
+                budget.budget_commit(task_id=approval.task_id, department_code=approval.task.tenant,
+                                     amount=Decimal(approval.scope["total"]))
+            enqueue_advance(approval.task_id)
+            notify_on_commit(approval.task_id)
+        return approval
+    except budget.BudgetExhausted as short:
+        _budget_short(approval_id=approval_id, user=user, state_version=state_version, short=short)
+
+
+def _budget_short(*, approval_id, user, state_version: int, short):
+    """The approval was rolled back; the task goes where a budget refusal sends it (the
+    requester is asked), and the approver is told why (409)."""
+    question = f"{short} Reduce the request or ask again later?"
+    task_id = Approval.objects.values_list("task_id", flat=True).get(pk=approval_id)
     with transaction.atomic():
-        # A return's comment is the agent's open question to the requester, verbatim.
-        data = {"question": comment} if decision == "return" else None
-        approval = engine_decide(approval_id=approval_id, user=user, decision=decision, state_version=state_version,
-                                 scope_hash=scope_hash, comment=comment, data=data)
-        enqueue_advance(approval.task_id)
-        notify_on_commit(approval.task_id)
-    return approval
+        fire(task_id, "budget_short", actor=Actor(user=user, roles=frozenset({APPROVER})),
+             expected_version=state_version, data={"question": question}, reason=str(short))
+        notify_on_commit(task_id)
+    raise BudgetRefused(f"Not approved: {short} The request went back to the requester.",
+                        available=str(short.available), needed=str(short.needed))
 
 
 def _write_lines(request: PurchaseRequest, lines: list[dict]):

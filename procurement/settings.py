@@ -4,6 +4,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from .env import env_bool, env_int, env_list, env_str
@@ -178,6 +179,13 @@ AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
 AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
 AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
 APPROVAL_TTL_SECONDS = env_int("APPROVAL_TTL_SECONDS", 3 * 24 * 3600)
+# Budget holds (DESIGN §7, procurement/budget.py): "soft" holds at submission and reserves at
+# approval; "cap" reserves at submission, at most BUDGET_HOLD_CAP (NT$, tax-inclusive) of
+# unapproved requests per requester.
+BUDGET_HOLD = env_str("BUDGET_HOLD", "soft")
+if BUDGET_HOLD not in ("soft", "cap"):
+    raise ImproperlyConfigured(f"BUDGET_HOLD must be soft or cap, not {BUDGET_HOLD!r}.")
+BUDGET_HOLD_CAP = env_int("BUDGET_HOLD_CAP", 5_000_000)
 # Approvers are reminded once when this little time is left before an approval expires.
 APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
 CELERY_TASK_ACKS_LATE = True

@@ -22,7 +22,7 @@ from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 
 from . import erp
-from .budget import BudgetExhausted, budget_release, budget_reserve
+from .budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
 from .policy.routing import policy_route
@@ -145,13 +145,19 @@ def route(step: Step):
 
 
 def reserve_budget(step: Step):
+    """A soft hold until approval, or a capped hard reservation (procurement.budget, BUDGET_HOLD)."""
     total = Decimal(step.task.data["award"]["total"])
     try:
         with transaction.atomic():
-            budget_reserve(department_code=step.task.tenant, task_id=step.task.pk, amount=total)
-            step.move("record", step="create_requisition", reason=f"NT${total:,.0f} of budget reserved")
+            held = budget_hold(department_code=step.task.tenant, task_id=step.task.pk,
+                               requester_id=step.task.initiator_id, amount=total)
+            how = "held until approval" if held.status == held.Status.HELD else "reserved"
+            step.move("record", step="create_requisition", reason=f"NT${total:,.0f} of budget {how}")
     except BudgetExhausted as exc:
         step.move("ask", data={"question": f"{exc} Reduce the request or ask again later?"}, reason=str(exc))
+    except HoldCapReached as exc:
+        step.move("ask", data={"question": f"{exc} Wait for an approval, or cancel or reduce a request?"},
+                  reason=str(exc))
 
 
 def create_requisition(step: Step):

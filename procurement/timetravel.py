@@ -16,6 +16,7 @@ from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
 from . import erp, steps, workflow
+from .budget import LIVE as LIVE_HOLDS
 from .budget import budget_release
 from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
 from .money import ntd
@@ -111,7 +112,7 @@ class PurchaseHooks:
                                       text=_("Purchase order %(id)s is with the supplier: it cannot be undone "
                                              "here.") % {"id": ref}))
         reservation = BudgetReservation.objects.filter(
-            task_id=task.pk, status=BudgetReservation.Status.RESERVED, created_at__gt=checkpoint.created_at
+            task_id=task.pk, status__in=LIVE_HOLDS, created_at__gt=checkpoint.created_at
         ).select_related("department").first()
         if reservation is not None:
             effects.append(Effect(BUDGET_RESERVE, str(reservation.pk), BUDGET_RELEASE, ref=str(reservation.pk),

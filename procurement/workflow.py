@@ -44,6 +44,9 @@ TRANSITIONS = [
     T(AWAITING_APPROVAL, "approve", SUBMITTED, (APPROVER,), step="issue_purchase_order"),
     T(AWAITING_APPROVAL, "reject", REJECTED, (APPROVER,), step="compensate"),
     T(AWAITING_APPROVAL, "return", AWAITING_INPUT, (APPROVER,), step=""),
+    # An approval the department can no longer afford (BUDGET_HOLD=soft): nothing is approved and
+    # the requester is asked, as when the budget step finds too little.
+    T(AWAITING_APPROVAL, "budget_short", AWAITING_INPUT, (APPROVER,), step=""),
     T(AWAITING_APPROVAL, "expire", EXPIRED, (RUNTIME,), step="compensate"),
     T(SUBMITTED, "confirm", CONFIRMED, (RUNTIME,), step=""),
     T(SUBMITTED, "outcome_unknown", NEEDS_REVIEW, (RUNTIME,)),

@@ -17,6 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import Conflict, DomainError, NotFound
 
 from .. import selectors, services
+from ..budget import budget_outlook
 from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
 from ..policy.words import chain_lines
@@ -83,6 +84,8 @@ def approval_context(user, approval) -> dict:
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
         "may_decide": selectors.on_route(user, approval),
         "form": DecisionForm(),
+        "outlook": budget_outlook(department_code=task.tenant, task_id=task.pk,
+                                  amount=Decimal(approval.scope["total"])) if approval.status == "pending" else None,
     } | chain_context(user, approval)
 
 

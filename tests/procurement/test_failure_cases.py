@@ -104,6 +104,7 @@ def test_erp_down__needs_review_with_an_unverified_receipt__recovery_resends_onc
 
 # -- an approval waits past its expiry ---------------------------------------------
 
+@pytest.mark.usefixtures("hard_holds")
 def test_approval_past_its_expiry__task_expired_requisition_cancelled_budget_released(demo, erp, eager):
     before = eng_reserved()
     task = submit(demo["alice"])
@@ -130,6 +131,15 @@ def test_approval_past_its_expiry__task_expired_requisition_cancelled_budget_rel
 
 
 # -- another worker or person moved the task in between ------------------------------
+
+
+@pytest.fixture
+def hard_holds(settings):
+    """Budget reserved hard when the agent reaches it, before anyone approves (BUDGET_HOLD=cap
+    with no practical cap): these cases watch that reservation's life, release included.
+    The default soft holds are tests/procurement/test_budget_holds.py's."""
+    settings.BUDGET_HOLD, settings.BUDGET_HOLD_CAP = "cap", 10**12
+
 
 @pytest.fixture
 def manual(eager, monkeypatch):
@@ -164,6 +174,7 @@ def assert_one_live_requisition_for_the_amended_request(task, erp):
     assert [r.amount for r in reserved] == [Decimal(task.data["award"]["total"])]
 
 
+@pytest.mark.usefixtures("hard_holds")
 def test_stale_worker_after_an_amendment__its_result_is_discarded_and_nothing_doubles(demo, erp, manual):
     """A worker holds the task at `award`; alice amends; the worker's late result is refused."""
     before = eng_reserved()
@@ -188,6 +199,7 @@ def test_stale_worker_after_an_amendment__its_result_is_discarded_and_nothing_do
     assert eng_reserved() == before + Decimal(task.data["award"]["total"])
 
 
+@pytest.mark.usefixtures("hard_holds")
 def test_stale_worker_about_to_send_after_an_amendment__is_fenced_and_sends_nothing(demo, erp, manual):
     """The worker held the task at `create_requisition` (lease still valid) when alice amended:
     the send is refused under the task's row lock (the version moved), so the old request never
@@ -215,6 +227,7 @@ def test_stale_worker_about_to_send_after_an_amendment__is_fenced_and_sends_noth
     assert eng_reserved() == before + Decimal(task.data["award"]["total"])
 
 
+@pytest.mark.usefixtures("hard_holds")
 def test_worker_whose_lease_was_reclaimed_cannot_send_or_write_late(demo, erp, manual):
     """A worker stalls past its lease at `create_requisition`; alice amends; recovery fences the
     lease and another worker takes the task to a fresh approval. The stalled worker then wakes
@@ -243,6 +256,7 @@ def test_worker_whose_lease_was_reclaimed_cannot_send_or_write_late(demo, erp, m
 
 # -- two requests race for the last of the budget ----------------------------------
 
+@pytest.mark.usefixtures("hard_holds")
 def test_two_requests_racing_for_the_last_budget__one_awaits_approval_the_other_is_asked(demo, erp, eager):
     eng = Department.objects.get(code="ENG")
     Department.objects.filter(pk=eng.pk).update(budget_reserved=eng.budget_total - Decimal("80000"))

@@ -75,7 +75,7 @@ def test_replay_sends_nothing_to_the_erp_and_leaves_the_task_as_it_was(demo, erp
     assert calls[0].answered_from == requisition["id"], "answered from the receipt it really has"
     assert [s.step for s in replay.steps][:4] == ["award", "route", "reserve_budget", "create_requisition"]
     assert replay.differences == 0, [s.as_json() for s in replay.steps]
-    assert BudgetReservation.objects.get(task_id=task.pk).status == "reserved"
+    assert BudgetReservation.objects.get(task_id=task.pk).status == "held"  # a soft hold until approval
     viewed = TaskEvent.objects.filter(task_id=task.pk).last()
     assert (viewed.event, viewed.actor, viewed.version) == ("replay", "carol", task.version)
 

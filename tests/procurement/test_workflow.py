@@ -5,7 +5,7 @@ import pytest
 
 from agentstate.models import Approval, Receipt
 from procurement import services
-from procurement.models import Department, Notification
+from procurement.models import BudgetReservation, Department, Notification
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,12 +92,13 @@ def test_amend_after_the_approval_opened_cancels_the_old_requisition_and_opens_a
 def test_reject_releases_the_budget_and_cancels_the_requisition(demo, erp, eager):
     eng = Department.objects.get(code="ENG")
     task = submit(demo["alice"])
-    assert Department.objects.get(code="ENG").budget_reserved > eng.budget_reserved
+    assert BudgetReservation.objects.get(task_id=task.pk).status == "held", "a soft hold until approval"
     approval = pending_approval(task)
     services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="reject",
                              state_version=approval.state_version, comment="Not this quarter")
     task.refresh_from_db()
     assert task.state == "rejected" and task.step == ""
+    assert BudgetReservation.objects.get(task_id=task.pk).status == "released"
     assert Department.objects.get(code="ENG").budget_reserved == eng.budget_reserved
     assert [r["status"] for r in erp.requisitions()] == ["cancelled"]
 
