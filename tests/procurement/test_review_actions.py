@@ -179,7 +179,7 @@ def test_cancel_while_the_order_is_in_doubt_and_the_erp_lacks_it__cancelled_and_
     assert erp.purchase_orders() == []
     assert [r["status"] for r in erp.requisitions()] == ["cancelled"]
     assert eng_reserved() == before
-    assert not BudgetReservation.objects.filter(task_id=task.pk, status="reserved").exists()
+    assert not BudgetReservation.objects.filter(task_id=task.pk, status__in=["reserved", "held"]).exists()
 
 
 def test_cancel_while_the_erp_still_cannot_tell__refused_and_nothing_half_written(demo, erp, eager):
