@@ -120,9 +120,11 @@ def test_cap__her_sixth_large_request_is_told_she_holds_too_much_and_a_colleague
     colleague = submit(dan, TWO_LAPTOPS)
     assert colleague.state == "awaiting_approval"
 
-    # Once one of hers is approved it no longer counts against her cap.
-    approve(alices[0], demo["frank"])
-    assert submit(demo["alice"]).state == "awaiting_approval"
+    # Once one of hers is approved (manager, director, then finance) it no longer counts against her cap.
+    for step in ("bob", "frank", "carol"):
+        approve(alices[0], demo[step])
+    again = submit(demo["alice"])
+    assert again.state == "awaiting_approval", (again.data.get("question"), Task.objects.get(pk=alices[0].pk).state)
 
 
 def test_cap__the_question_is_in_her_language(demo, erp, eager, settings):
@@ -151,3 +153,13 @@ def test_the_approval_page_shows_the_budget_left_after_this_and_after_everything
     client.cookies["django_language"] = language
     page = client.get(f"/approvals/{approval.pk}/").content.decode()
     assert words in page, page[page.find("data-budget-outlook"):][:600]
+
+
+def test_soft__in_a_chain_only_the_last_step_reserves_the_budget(demo, erp, eager):
+    task = submit(demo["alice"])  # NT$3,994,305: manager, director, then finance
+    for step in ("bob", "frank"):
+        approve(task, demo[step])
+        assert eng().budget_reserved == 0, f"{step}'s step approves nothing yet"
+    approve(task, demo["carol"])
+    assert eng().budget_reserved == Decimal("3994305")
+    assert BudgetReservation.objects.get(task_id=task.pk).status == "reserved"
