@@ -51,11 +51,12 @@ def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
         cursor.execute("INSERT INTO filler SELECT gen_random_uuid(), g FROM generate_series(1, %s) g", [add])
         cursor.execute("""
             INSERT INTO agentstate_task (id, kind, initiator_id, tenant, state, version, step, data, schema_version,
-                 leased_by, lease_token, attempts, runnable, object_id, created_at, updated_at)
+                 leased_by, lease_token, attempts, runnable, object_id, created_at, updated_at, trace_id)
             SELECT id, 'purchase', CASE WHEN n %% 100 = 0 THEN %s ELSE %s END,
                    CASE WHEN n %% 2 = 0 THEN 'ENG' ELSE 'OPS' END, 'externally_confirmed', 3, '',
                    jsonb_build_object('award', jsonb_build_object('total', '1050.00'), 'n', n), 1,
-                   '', 0, 0, false, '', now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval
+                   '', 0, 0, false, '', now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval,
+                   replace(id::text, '-', '')
               FROM filler""", [alice_id, filler_id])
         cursor.execute("""
             INSERT INTO agentstate_taskevent (task_id, at, actor, event, from_state, to_state, version, reason,
@@ -74,9 +75,9 @@ def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
                             'cursor', '', 'pending', '[]'::jsonb, 'external_refs', '[]'::jsonb, 'tenant', 'ENG',
                             'schema_version', 1)::text AS body) b""")
         cursor.execute("""
-            INSERT INTO agentstate_approval (id, task_id, state_version, scope, scope_hash, rule, status, expires_at,
-                 decided_by_id, decided_at, comment, created_at)
-            SELECT gen_random_uuid(), id, 2, '{}'::jsonb, md5(id::text), '{}'::jsonb, 'approved',
+            INSERT INTO agentstate_approval (id, task_id, state_version, scope, scope_hash, rule, chain, step, status,
+                 expires_at, decided_by_id, decided_at, comment, created_at)
+            SELECT gen_random_uuid(), id, 2, '{}'::jsonb, md5(id::text), '{}'::jsonb, '[]'::jsonb, 0, 'approved',
                    now() + interval '1 day', %s, now() - (n || ' minutes')::interval, '',
                    now() - (n || ' minutes')::interval
               FROM filler WHERE n %% 10 = 0 AND n %% 2 = 0""", [bob_id])
