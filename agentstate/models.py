@@ -158,7 +158,10 @@ class Checkpoint(AppendOnlyModel):
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints", db_index=False)
     version = models.PositiveIntegerField()
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, db_index=False)
+    # No database constraint: a constraint would make deleting a checkpoint (retention) look for
+    # children by parent, which nothing indexes; the ORM still sets a pruned parent's children to NULL.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, db_index=False,
+                               db_constraint=False)
     tenant = models.CharField(max_length=50)
     schema_version = models.PositiveSmallIntegerField(default=1)
     label = models.CharField(max_length=60)

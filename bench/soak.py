@@ -107,6 +107,7 @@ def vacuum_full():
     with connection.cursor() as cursor:
         for table in TABLES:
             cursor.execute(f"VACUUM FULL {table}")
+        cursor.execute("CHECKPOINT")  # the old files of a rewritten table go at the next checkpoint
 
 
 def main():
