@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agentstate', '0008_trace_id'),
+        ('agentstate', '0009_approval_chain'),
     ]
 
     operations = [
