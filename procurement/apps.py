@@ -9,7 +9,7 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import queueing, selectors, steps, tasks, workflow  # noqa: F401 (tasks: registers the Celery tasks)
+        from . import queueing, selectors, signals, steps, tasks, workflow  # noqa: F401 (tasks, signals: register)
         from .timetravel import PurchaseHooks
         from .policy import deciding
 

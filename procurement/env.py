@@ -33,3 +33,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None or raw.strip() == "":
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_json(name: str, default):
+    """A JSON value, e.g. OIDC_GROUP_MAP='{"eng-managers": {"department": "ENG", "role": "manager"}}'."""
+    import json
+
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be JSON: {exc}") from None

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from guardian.models import UserObjectPermissionBase
 
 from .validators import validate_tax_id
 
@@ -245,6 +246,25 @@ class Notice(models.Model):
     @property
     def read(self) -> bool:
         return self.read_at is not None
+
+
+class TaskGrant(UserObjectPermissionBase):
+    """A person's object permission on one task (django-guardian, by direct foreign key so a list
+    joins it by an indexed key): the requester on her request, a watcher she added."""
+    content_object = models.ForeignKey("agentstate.Task", on_delete=models.CASCADE, related_name="grants")
+
+    class Meta(UserObjectPermissionBase.Meta):
+        indexes = [models.Index(fields=["user", "permission"])]
+
+
+class ApprovalGrant(UserObjectPermissionBase):
+    """A person's object permission on one approval (django-guardian): each approver it was routed
+    to, and a delegate, whose grant ends at `until`."""
+    content_object = models.ForeignKey("agentstate.Approval", on_delete=models.CASCADE, related_name="grants")
+    until = models.DateTimeField(null=True, blank=True, help_text="Empty: for as long as the approval lives.")
+
+    class Meta(UserObjectPermissionBase.Meta):
+        indexes = [models.Index(fields=["user", "permission"])]
 
 
 # The approval policy and delegations live in their own package; importing them here registers them.

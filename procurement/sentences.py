@@ -169,6 +169,17 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"Unknown department '(?P<department>[^']*)'\.", pgettext_lazy("refusal", "Unknown department %(department)s.")),
     (r"You are not a member of (?P<department>\S+)\.", pgettext_lazy("refusal", "You are not a member of %(department)s.")),
     (r"No such (?P<what>task|approval|session)\.", pgettext_lazy("refusal", "Not found.")),
+    # procurement.selectors (who may do what)
+    (r"You may read this entry but not confirm, correct or delete it\.",
+     pgettext_lazy("refusal", "You may read this entry but not confirm, correct or delete it.")),
+    (r"Only the person who asked for this request may change or cancel it\.",
+     pgettext_lazy("refusal", "Only the person who asked for this request may change or cancel it.")),
+    (r"Only the requester shares her request\.", pgettext_lazy("refusal", "Only the requester shares her request.")),
+    (r"(?P<name>\S+) does not watch this request\.", pgettext_lazy("refusal", "%(name)s does not watch this request.")),
+    (r"Enter a colleague's user name\.", pgettext_lazy("refusal", "Enter a colleague's user name.")),
+    (r"Nobody with the user name (?P<name>\S+) works here\.",
+     pgettext_lazy("refusal", "Nobody with the user name %(name)s works here.")),
+    (r"You already see your own request\.", pgettext_lazy("refusal", "You already see your own request.")),
     (rf"Your approval limit does not cover {AMOUNT.format('total')} for (?P<department>\S+)\.",
      pgettext_lazy("refusal", "Your approval limit does not cover %(total)s for %(department)s.")),
     # procurement.chat.dispose

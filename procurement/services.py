@@ -14,7 +14,8 @@ from . import budget, workflow
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
-from .selectors.tasks import task_for
+from .selectors.grants import grant_requester
+from .selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
 from .settling import cancel_settled
 
 
@@ -56,6 +57,7 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
         request = PurchaseRequest.objects.create(task=task, number=request_number_next(), department=dept,
                                                  requester=requester, justification=justification, budget=budget)
         _write_lines(request, lines)
+        grant_requester(task, requester)
         task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason="request confirmed")
         if session is not None:
             session.task = task
@@ -67,7 +69,7 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
 def request_amend(*, task_id, user, expected_version: int | None = None, lines: list[dict] | None = None,
                   justification: str | None = None, budget: Decimal | None = None) -> Task:
     """New version: pending approvals become stale, the old requisition will be cancelled."""
-    task = task_for(user, task_id)
+    task = task_to_change(user, task_id)
     with transaction.atomic():
         request = PurchaseRequest.objects.select_for_update(no_key=True).get(task=task)
         revision = task.data.get("revision", 1) + 1
@@ -92,7 +94,7 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
 def request_cancel(*, task_id, user, reason: str = "") -> Task:
     """Cancel while cancellable. In review, what is in doubt is settled first, and a task whose
     order the ERP holds ends `externally_confirmed`, never `cancelled` (settling.cancel_settled)."""
-    task = task_for(user, task_id)
+    task = task_to_change(user, task_id, cancel=True)
     if task.state == workflow.NEEDS_REVIEW:
         return cancel_settled(task=task, actor=user, reason=reason or "cancelled by the requester")[0]
     with transaction.atomic():

@@ -7,7 +7,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_int, env_json, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -105,10 +105,30 @@ AUTHENTICATION_BACKENDS = [
     "procurement.signin.AxesBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
+    "procurement.oidc.DirectoryBackend",  # answers only when OIDC is configured (below)
 ]
 ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+
+# Sign-in with the company directory (OIDC), beside local accounts: off unless the client id and
+# the provider's endpoints are set. OIDC_GROUP_MAP maps directory groups to department roles, e.g.
+# {"eng-managers": {"department": "ENG", "role": "manager", "approval_limit": "100000"}}.
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET")
+OIDC_OP_ISSUER = env_str("OIDC_OP_ISSUER")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT")  # optional: the id token's claims suffice
+OIDC_RP_SIGN_ALGO = env_str("OIDC_RP_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile groups")
+OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
+OIDC_GROUP_MAP = env_json("OIDC_GROUP_MAP", {})
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
+OIDC_AUTHENTICATE_CLASS = "procurement.oidc.SignInView"
+OIDC_CALLBACK_CLASS = "procurement.oidc.CallbackView"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?directory=refused"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en"

@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.views import LoginView
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -51,3 +52,15 @@ class SignInForm(UsernameLengthChecked, AuthenticationForm):
 
 class AdminSignInForm(UsernameLengthChecked, AdminAuthenticationForm):
     pass
+
+
+class SignInView(LoginView):
+    """The sign-in page: a local account, and the company directory's button when it is configured."""
+
+    authentication_form = SignInForm
+
+    def get_context_data(self, **kwargs):
+        from . import oidc
+
+        return super().get_context_data(**kwargs) | {
+            "directory": oidc.enabled(), "directory_refused": self.request.GET.get("directory") == "refused"}

@@ -145,6 +145,7 @@ class MemoryViewSet(viewsets.GenericViewSet):
 
     @extend_schema(parameters=[ID], request=MemoryCorrectSerializer, responses=MemoryEntryDetailSerializer)
     def update(self, request, pk=None, partial=False):
+        selectors.entry_to_govern(request.user, pk)
         data = self.parsed(MemoryCorrectSerializer)
         entry = memory_correct(entry=pk, by=request.user, content=data["content"], reason=data["reason"],
                                expected_version=data.get("version"))
@@ -156,6 +157,7 @@ class MemoryViewSet(viewsets.GenericViewSet):
 
     @extend_schema(parameters=[ID, REASON], request=None, responses={204: None})
     def destroy(self, request, pk=None):
+        selectors.entry_to_govern(request.user, pk)
         reason = request.query_params.get("reason") or (request.data.get("reason") if hasattr(request.data, "get")
                                                         else "") or "deleted through the API"
         memory_delete(entry=pk, by=request.user, reason=str(reason))
@@ -164,6 +166,7 @@ class MemoryViewSet(viewsets.GenericViewSet):
     @extend_schema(parameters=[ID], request=MemoryConfirmSerializer, responses=MemoryEntryDetailSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
+        selectors.entry_to_govern(request.user, pk)
         data = self.parsed(MemoryConfirmSerializer)
         entry = memory_confirm(entry=pk, by=request.user, expected_version=data.get("version"), reason=data["reason"])
         return Response(self.detail_body(entry))
@@ -171,6 +174,7 @@ class MemoryViewSet(viewsets.GenericViewSet):
     @extend_schema(parameters=[ID], responses=MemoryDeletePreviewSerializer)
     @action(detail=True, methods=["get"], url_path="delete-preview")
     def delete_preview(self, request, pk=None):
+        selectors.entry_to_govern(request.user, pk)
         report = memory_delete_preview(pk, by=request.user)
         return Response({"id": report.entry_id, "versions": report.versions, "derived": report.derived,
                          "source_turns": report.source_turns, "source_replacement": report.source_replacement,

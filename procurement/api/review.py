@@ -77,8 +77,9 @@ class ReviewActionView(ApiView):
     def post(self, request, pk, action):
         if action not in ACTIONS:
             raise NotFound(f"No action {action!r}; the actions are: {', '.join(ACTIONS)}.")
+        task = selectors.review_task_for(user=request.user, task_id=pk)  # 404, or 403 with the reason
         data = self.parsed(ReviewActionSerializer, request.data)
-        version = data.get("version") or selectors.task_for(request.user, pk).version
+        version = data.get("version") or task.version
         kwargs = {"external_id": data.get("external_id", "")} if action == "record-outcome" else {}
         task, outcome = ACTIONS[action](user=request.user, task_id=pk, expected_version=version,
                                         reason=data["reason"], **kwargs)

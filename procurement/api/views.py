@@ -2,8 +2,8 @@
 from django.conf import settings
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from agentstate.models import Session
 
 from .. import selectors, services
+from ..selectors import grants
 from ..language import language_of
 from ..requests import request_now, requests_of
 from .serializers import (
@@ -99,6 +100,7 @@ class TaskDetailView(ApiView):
 
     @extend_schema(parameters=[ID], request=TaskAmendSerializer, responses=TaskDetailSerializer)
     def patch(self, request, pk):
+        selectors.task_to_change(request.user, pk)
         changes = self.parsed(TaskAmendSerializer, request.data)
         version = changes.pop("version", None)
         task = services.request_amend(task_id=pk, user=request.user, expected_version=version, **changes)
@@ -110,9 +112,47 @@ class TaskCancelView(ApiView):
 
     @extend_schema(parameters=[ID], request=CancelSerializer, responses=TaskDetailSerializer)
     def post(self, request, pk):
+        selectors.task_to_change(request.user, pk, cancel=True)
         reason = self.parsed(CancelSerializer, request.data)["reason"]
         task = services.request_cancel(task_id=pk, user=request.user, reason=reason)
         return Response(task_body(request, task.pk))
+
+
+class WatcherSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150, help_text="A colleague's user name.")
+
+
+WatchersOut = inline_serializer("TaskWatchers", {"watchers": serializers.ListField(child=serializers.CharField())})
+
+
+def watchers_body(task) -> dict:
+    return {"watchers": [user.username for user in grants.watchers_of(task)]}
+
+
+class TaskWatchersView(ApiView):
+    """Colleagues the requester shares her request with: they may read it and act on nothing."""
+
+    serializer_class = WatcherSerializer
+
+    @extend_schema(parameters=[ID], responses=WatchersOut)
+    def get(self, request, pk):
+        return Response(watchers_body(selectors.task_for(request.user, pk)))
+
+    @extend_schema(parameters=[ID], request=WatcherSerializer, responses={201: WatchersOut})
+    def post(self, request, pk):
+        task = selectors.task_to_share(request.user, pk)
+        grants.watcher_add(task=task, by=request.user, **self.parsed(WatcherSerializer, request.data))
+        return Response(watchers_body(task), status=status.HTTP_201_CREATED)
+
+
+class TaskWatcherView(ApiView):
+    serializer_class = WatcherSerializer
+
+    @extend_schema(parameters=[ID, OpenApiParameter("username", OpenApiTypes.STR, OpenApiParameter.PATH)],
+                   request=None, responses={204: None})
+    def delete(self, request, pk, username):
+        grants.watcher_remove(task=selectors.task_to_share(request.user, pk), by=request.user, username=username)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # -- the requester's home -----------------------------------------------------------
@@ -169,8 +209,8 @@ class ApprovalDecisionView(ApiView):
 
     @extend_schema(parameters=[ID], request=DecisionSerializer, responses=ApprovalSerializer)
     def post(self, request, pk):
-        # Only the people on its route see an approval: anyone else, the requester too, gets 404.
-        approval = selectors.approval_for(request.user, pk)
+        # Who may not read it gets 404 (the requester too); who reads it but was not routed it, 403.
+        approval = selectors.approval_to_decide(request.user, pk)
         decision = self.parsed(DecisionSerializer, request.data)
         approval = services.approval_decide(approval_id=approval.pk, user=request.user, **decision)
         return Response(ApprovalSerializer(approval).data)

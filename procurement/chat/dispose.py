@@ -8,14 +8,14 @@ from django.db import transaction
 
 from agentstate.errors import Conflict, DomainError, NotFound, StaleVersion
 from agentstate.kinds import get_kind
-from agentstate.models import Receipt, Session, Task, TaskEvent, Turn
+from agentstate.models import Session, Task, TaskEvent, Turn
 
-from .. import erp, selectors, services, workflow
+from .. import selectors, services, workflow
 from ..quotesheet import chat as sheet_words
 from ..quotesheet import words
 from ..quotesheet.chat import pending_text
 from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
-from ..models import Department, PurchaseRequest
+from ..models import Department
 from ..pricing import match_item
 from . import draft as drafts
 from . import facts, memory_seam
@@ -175,7 +175,7 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
     lang = job.lang
     if action.task_id or action.ref:
         task_id = action.task_id or _by_number(job.user, action.ref)
-        owned = bool(task_id) and Task.objects.filter(pk=task_id, initiator=job.user, kind=workflow.KIND).exists()
+        owned = bool(task_id) and selectors.own_tasks(job.user).filter(pk=task_id).exists()
         if not owned:
             return None, say("not_found_ref", lang, ref=action.ref or action.task_id[:8])
         return facts.view_of(task_id), ""
@@ -202,12 +202,7 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
 def _by_number(user, ref: str) -> str:
     """The task behind a request number (REQ-2026-00042) or an ERP requisition or PO number,
     among the caller's own requests only."""
-    task_id = PurchaseRequest.objects.filter(requester=user, number__iexact=ref).values_list("task_id", flat=True).first()
-    if task_id is None:
-        found = Receipt.objects.filter(task__initiator=user, task__kind=workflow.KIND, external_id__iexact=ref,
-                                       operation__in=(erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER))
-        task_id = found.values_list("task_id", flat=True).first()
-    return str(task_id) if task_id else ""
+    return selectors.own_task_by_ref(user, ref)
 
 
 def _review_reason(view: TaskView) -> str:
@@ -305,7 +300,7 @@ def _amend_target(job: Job) -> Task:
     if task is not None and task.state not in workflow.TERMINAL:
         return task
     if job.ctx.about:
-        about = Task.objects.filter(pk=job.ctx.about, initiator=job.user, kind=workflow.KIND).first()
+        about = selectors.own_tasks(job.user).filter(pk=job.ctx.about).first()
         if about is not None:
             return about
     return _current(job)
@@ -326,7 +321,7 @@ def cancel(job: Job) -> Outcome:
                            task=job.task())
         task = Task.objects.get(pk=view.id)
     elif job.ctx.expects == "confirm_cancel" and job.ctx.confirming and job.ctx.confirming.get("action") == "cancel":
-        task = Task.objects.filter(pk=job.ctx.confirming["task"], initiator=job.user).first() or _current(job)
+        task = selectors.own_tasks(job.user).filter(pk=job.ctx.confirming["task"]).first() or _current(job)
     else:
         task = _current(job)
     get_kind(task.kind).transition(task.state, "cancel")

@@ -11,6 +11,7 @@ from agentstate.models import Approval, Receipt, Task
 
 from .. import workflow
 from ..requests import request_now
+from ..selectors.tasks import own_tasks
 from .brain import TaskView
 
 RECEIPTS, APPROVALS = 6, 3
@@ -36,7 +37,7 @@ def view_of(task_id) -> TaskView | None:
 def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, exclude=None,
                 drafts: bool = False) -> list[TaskView]:
     """The caller's own requests, newest first (drafts nobody submitted only if asked for)."""
-    tasks = _tasks().filter(initiator=user).order_by("-created_at", "-pk")
+    tasks = own_tasks(user, _tasks()).order_by("-created_at", "-pk")
     if not drafts:
         tasks = tasks.exclude(state=workflow.DRAFT)
     if open_only:

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from agentstate.errors import Conflict, DomainError, NotFound
+from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
 from .. import selectors, services
 from ..budget import budget_outlook
@@ -133,7 +133,11 @@ def decide(request, approval_id):
     approval = _approval(request.user, approval_id)
     form = DecisionForm(request.POST)
     context, status = {"approval": approval, "may_decide": True}, 200
-    if not form.is_valid():
+    refused = selectors.decide_refusal(request.user, approval)
+    if refused:
+        context |= {"error": refusal(NotPermitted(refused)), "may_decide": False}
+        status = 403
+    elif not form.is_valid():
         context |= {"error": " ".join(form.messages())}
         status = 400
     else:

@@ -74,6 +74,8 @@ def memory_entry(request, entry_id):
 @require_POST
 def memory_correct_view(request, entry_id):
     entry = _entry(request.user, entry_id)
+    if selectors.govern_refusal(request.user, entry):
+        return _refused(request, entry, NotPermitted(selectors.GOVERN_REFUSAL))
     form = CorrectForm(request.POST)
     typed = {"typed_content": form.data.get("content", ""), "typed_reason": form.data.get("reason", "").strip()}
     if not form.is_valid():
@@ -90,6 +92,8 @@ def memory_correct_view(request, entry_id):
 @require_POST
 def memory_confirm_view(request, entry_id):
     entry = _entry(request.user, entry_id)
+    if selectors.govern_refusal(request.user, entry):
+        return _refused(request, entry, NotPermitted(selectors.GOVERN_REFUSAL))
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _answer(request, entry, error=first_error(form), status=400)
@@ -106,7 +110,7 @@ def memory_confirm_view(request, entry_id):
 def memory_delete_view(request, entry_id):
     """GET: what a deletion would take with it, and the form to confirm. POST: delete."""
     entry = _entry(request.user, entry_id)
-    if not policy.current().may_confirm(request.user, entry):
+    if selectors.govern_refusal(request.user, entry):
         error = _("You may read this entry but not delete it.")
         if request.method == "GET" and request.htmx:
             return render(request, PREVIEW, {"entry": entry, "error": error}, status=403)

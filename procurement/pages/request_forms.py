@@ -12,6 +12,13 @@ MAX_VERSION = 2**31 - 1
 BLANK_LINES = 2  # empty rows offered for more items
 
 
+class WatcherForm(forms.Form):
+    """A colleague the requester lets read her request (or no longer)."""
+
+    username = forms.CharField(label=_("Colleague's user name"), max_length=150)
+    remove = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
 class LineForm(forms.Form):
     """One item. A row left (or made) blank is no line at all: that is how an item is removed."""
 

@@ -8,13 +8,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from agentstate.errors import DomainError, NotFound
+from agentstate.errors import DomainError, NotFound, NotPermitted
 from agentstate.kinds import get_kind
 
 from .. import selectors, services, workflow
 from ..requests import request_now
 from ..sentences import refusal
-from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, line_formset
+from ..selectors.grants import watcher_add, watcher_remove, watchers_of
+from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset
 from .timetravel import travel_context
 
 PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
@@ -27,7 +28,7 @@ def _task(user, task_id):
         raise Http404("No such task.")
 
 
-def task_context(user, task, *, change=None, lines=None) -> dict:
+def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
     kind = get_kind(task.kind)
     now = request_now(task)
     is_requester = selectors.is_requester(user, task)
@@ -50,6 +51,7 @@ def task_context(user, task, *, change=None, lines=None) -> dict:
         "can_cancel": is_requester and task.state in workflow.CANCELLABLE,
         "change": change, "lines": lines, "cancel": CancelForm(),
         **travel_context(user, task),
+        "watchers": watchers_of(task) if is_requester else [], "watch": watch or WatcherForm(),
     }
 
 
@@ -78,6 +80,9 @@ def task_page(request, task_id):
 @vary_on_headers("HX-Request")
 def task_cancel(request, task_id):
     task = _task(request.user, task_id)
+    refused = selectors.change_refusal(request.user, task, cancel=True)
+    if refused:
+        return _answer(request, task, refusal(NotPermitted(refused)), 403)
     form = CancelForm(request.POST)
     if not form.is_valid():
         return _answer(request, task, " ".join(m for ms in form.errors.values() for m in ms), 400)
@@ -95,6 +100,9 @@ def task_amend(request, task_id):
     """A change, or the answer to the open question: both revise the request and send it back
     through the agent to approval."""
     task = _task(request.user, task_id)
+    refused = selectors.change_refusal(request.user, task)
+    if refused:
+        return _answer(request, task, refusal(NotPermitted(refused)), 403)
     change, lines = ChangeRequestForm(request.POST), line_formset(request.POST)
     if not (change.is_valid() and lines.is_valid()):
         return _answer(request, task, _("Please correct the marked fields."), 400, change=change, lines=lines)
@@ -107,6 +115,28 @@ def task_amend(request, task_id):
                                expected_version=change.cleaned_data["version"], **revised)
     except DomainError as exc:
         return _answer(request, task, refusal(exc), exc.http_status, change=change, lines=lines)
+    return _answer(request, task)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def task_watchers(request, task_id):
+    """The requester adds a colleague who may read the request (and act on nothing), or removes one."""
+    task = _task(request.user, task_id)
+    refused = selectors.share_refusal(request.user, task)
+    if refused:
+        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+    form = WatcherForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, task, _("Please correct the marked fields."), 400, watch=form)
+    change = watcher_remove if form.cleaned_data["remove"] else watcher_add
+    try:
+        change(task=task, by=request.user, username=form.cleaned_data["username"])
+    except DomainError as exc:
+        for message in (exc.extra.get("errors") or {}).get("username", []):
+            form.add_error("username", message)
+        return _answer(request, task, "" if form.errors else refusal(exc), exc.http_status, watch=form)
     return _answer(request, task)
 
 

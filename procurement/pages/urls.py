@@ -21,6 +21,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/replay/", timetravel.task_replay, name="task-replay"),
     path("tasks/<uuid:task_id>/rewind/", timetravel.task_rewind, name="task-rewind"),
     path("tasks/<uuid:task_id>/fork/", timetravel.task_fork, name="task-fork"),
+    path("tasks/<uuid:task_id>/watchers/", tasks.task_watchers, name="task-watchers"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),

@@ -8,13 +8,14 @@ from decimal import Decimal
 from django.db.models import Max, Q
 from django.utils.translation import pgettext_lazy
 
-from agentstate.errors import NotFound
+from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
 
 from ..models import Department, Membership
 from ..policy.chain import CHAIN_PREFETCH
-from .roles import DIRECTOR, MANAGER
+from .grants import DECIDE_APPROVAL, approval_grants
+from .roles import DIRECTOR, MANAGER, deciding_memberships
 
 
 def routed_to(user):
@@ -80,8 +81,10 @@ def may_decide(user, approval) -> str | None:
 # -- who may read -------------------------------------------------------------------
 
 def approvals_pending_for(user):
-    """Pending approvals whose waiting step `user` may decide, oldest first (the longest waiting)."""
-    return (Approval.objects.filter(status=Approval.Status.PENDING, pk__in=routed_to(user))
+    """Pending approvals whose waiting step `user` may decide (in person, standing in for someone,
+    or by a grant that is still live), oldest first (the longest waiting)."""
+    return (Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=approval_grants(user, DECIDE_APPROVAL)),
+                                    status=Approval.Status.PENDING)
             .select_related("task__initiator").order_by("created_at"))
 
 
@@ -93,22 +96,23 @@ def _departments_decided_by(user):
     EVERY_DEPARTMENT for an admin or a director without a department."""
     if user.is_superuser:
         return EVERY_DEPARTMENT
-    deciding = Membership.objects.filter(user=user, role__in=[Membership.Role.MANAGER, Membership.Role.DIRECTOR])
+    deciding = deciding_memberships(user)
     if deciding.filter(department__isnull=True).exists():
         return EVERY_DEPARTMENT
     return deciding.values("department__code")
 
 
 def approvals_visible_to(user):
-    """Approvals `user` may read: those routed to them, and, for a manager or director, those of the
-    departments they decide for (all departments for a director without one, or an admin)."""
+    """Approvals `user` may read: those granted to them (routed, or delegated for its dates), and,
+    for a manager or director, those of the departments they decide for (all departments for a
+    director without one, or an admin)."""
     if not user.is_authenticated or not user.is_active:
         return Approval.objects.none()
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Approval.objects.all()
     return Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user)) | Q(decided_by=user)
-                                   | Q(task__tenant__in=codes))
+                                   | Q(pk__in=approval_grants(user)) | Q(task__tenant__in=codes))
 
 
 INBOX_TABS = ("pending", "decided", "all")
@@ -150,7 +154,7 @@ def inbox_departments(user):
     # One IN per way an approval reaches `user`, each read by index; an OR inside one subquery
     # would scan every approval.
     reached = [Approval.objects.filter(pk__in=routed_to(user)), Approval.objects.filter(pk__in=decided_by(user)),
-               Approval.objects.filter(decided_by=user)]
+               Approval.objects.filter(decided_by=user), Approval.objects.filter(pk__in=approval_grants(user))]
     offered = Q(code__in=codes)
     for approvals in reached:
         offered |= Q(code__in=approvals.values("task__tenant"))
@@ -262,6 +266,28 @@ def approval_for(user, approval_id) -> Approval:
     approval = approvals.filter(pk=approval_id).first() if is_uuid(approval_id) else None
     if approval is None:
         raise NotFound("No such approval.")
+    return approval
+
+
+def decide_refusal(user, approval: Approval) -> str:
+    """Why `user`, who may read the approval, may not decide it: "" when its waiting step names
+    them (in person or as a delegate for today), a live grant lets them, or they decided a step of
+    it (a second click then hears 409). Limits, their own request and the version are re-checked
+    at the click."""
+    mine = (Q(pk__in=routed_to(user)) | Q(pk__in=approval_grants(user, DECIDE_APPROVAL))
+            | Q(pk__in=decided_by(user)) | Q(decided_by=user))
+    if Approval.objects.filter(mine, pk=approval.pk).exists():
+        return ""
+    return "You are not on this approval's route."
+
+
+def approval_to_decide(user, approval_id) -> Approval:
+    """An approval the caller may decide: 404 if she may not read it, 403 with the reason if she
+    may read it but it was not routed to her."""
+    approval = approval_for(user, approval_id)
+    refused = decide_refusal(user, approval)
+    if refused:
+        raise NotPermitted(refused)
     return approval
 
 

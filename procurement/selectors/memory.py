@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from agentstate.errors import NotPermitted
 from agentstate.memory import policy
 from agentstate.memory.models import Scope, Sensitivity
 from agentstate.memory.selectors import entry_for, memory_entries_for, memory_history, memory_uses  # noqa: F401
@@ -106,6 +107,23 @@ class ProcurementMemoryPolicy:
 
 def register():
     policy.register(ProcurementMemoryPolicy())
+
+
+GOVERN_REFUSAL = "You may read this entry but not confirm, correct or delete it."
+
+
+def govern_refusal(user, entry) -> str:
+    """Why `user`, who may read the entry, may not confirm, correct or delete it; "" if she may."""
+    return "" if policy.current().may_confirm(user, entry) else GOVERN_REFUSAL
+
+
+def entry_to_govern(user, entry_id):
+    """An entry `user` may confirm, correct or delete: 404 unless she may read it, 403 with the
+    reason if she may only read it. Checked before the input is."""
+    entry = entry_for(user, entry_id)
+    if govern_refusal(user, entry):
+        raise NotPermitted(GOVERN_REFUSAL)
+    return entry
 
 
 def visible_task_ids(user, task_ids) -> set:

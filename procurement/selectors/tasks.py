@@ -1,16 +1,21 @@
 """Which purchase tasks a person may see, and the task reads pages, API and chat share (DESIGN §9).
 
-A requester sees her own tasks; a manager or director those of the departments they decide
-for (a director of every department, all of them); an admin every one. Not visible: 404."""
+A requester sees her own tasks (and those she was granted: a colleague's she watches); an
+approver those whose approvals were routed to her (a delegate, for the delegation's dates); a
+manager or director those of the departments they decide for (a director of every department,
+all of them); an admin every one. Not visible: 404. Visible but only the requester's to act on:
+403 with the reason."""
 from django.db.models import Prefetch, Q, prefetch_related_objects
 
-from agentstate.errors import NotFound
+from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, Task
+from agentstate.models import Approval, Receipt, Task
 
-from .. import workflow
+from .. import erp, workflow
+from ..models import PurchaseRequest
 from ..requests import with_request_reads
-from .roles import decides_for, deciding_memberships
+from .grants import approval_task_grants, task_grants
+from .roles import deciding_memberships
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
@@ -22,15 +27,15 @@ def may_view(user, task) -> bool:
         return False
     if user.is_superuser or task.initiator_id == user.pk:
         return True
-    return decides_for(user, task.tenant) or _on_its_approvals(user, task)
+    return visible_tasks(user, Task.objects.filter(pk=task.pk)).exists()
 
 
-def _on_its_approvals(user, task) -> bool:
-    """A person the task's approval waits on (a finance step, a named person, a delegate standing in
-    today) or who decided a step of it."""
+def _on_its_approvals(user):
+    """Ids of the tasks whose approval waits on `user` (a finance step, a named person, a delegate
+    standing in today) or had a step decided by them."""
     from .approvals import decided_by, routed_to
 
-    return Approval.objects.filter(task=task).filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))).exists()
+    return Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))).values("task_id")
 
 
 def may_travel(user, task) -> bool:
@@ -40,13 +45,17 @@ def may_travel(user, task) -> bool:
 
 
 def visible_tasks(user, queryset):
-    """The tasks `user` may see: their own, their departments' as a decider, or all for admins."""
+    """The tasks `user` may see: their own, those granted to them (watched, or routed to them for
+    approval), their departments' as a decider, or all for admins. One query, joined by keys."""
+    if not user.is_authenticated or not user.is_active:
+        return queryset.none()
     if user.is_superuser:
         return queryset
     codes = deciding_memberships(user)
     if codes.filter(department__isnull=True).exists():
         return queryset
-    return queryset.filter(Q(initiator=user) | Q(tenant__in=codes.values("department__code")))
+    return queryset.filter(Q(initiator=user) | Q(pk__in=task_grants(user)) | Q(pk__in=approval_task_grants(user))
+                           | Q(pk__in=_on_its_approvals(user)) | Q(tenant__in=codes.values("department__code")))
 
 
 def task_for(user, task_id) -> Task:
@@ -90,6 +99,56 @@ def is_requester(user, task) -> bool:
 def shows_beside_chat(user, task) -> bool:
     """The task's panel beside a conversation: for its requester (and admins)."""
     return is_requester(user, task) or user.is_superuser
+
+
+def change_refusal(user, task, *, cancel: bool = False) -> str:
+    """Why `user`, who sees the task, may not change (or cancel) it; "" if she may. Only the
+    requester changes her request; an admin may cancel it too (offboarding does)."""
+    if is_requester(user, task) or (cancel and user.is_superuser):
+        return ""
+    return "Only the person who asked for this request may change or cancel it."
+
+
+def share_refusal(user, task) -> str:
+    """Why `user`, who sees the task, may not share it with a colleague; "" if she may."""
+    return "" if is_requester(user, task) else "Only the requester shares her request."
+
+
+def task_to_change(user, task_id, *, cancel: bool = False) -> Task:
+    """A task the caller may change (or cancel): 404 if she may not see it, 403 with the reason
+    if she may see it but not do that."""
+    task = task_for(user, task_id)
+    refused = change_refusal(user, task, cancel=cancel)
+    if refused:
+        raise NotPermitted(refused)
+    return task
+
+
+def task_to_share(user, task_id) -> Task:
+    """A task the caller may share (her own): 404 if she may not see it, 403 if it is not hers."""
+    task = task_for(user, task_id)
+    refused = share_refusal(user, task)
+    if refused:
+        raise NotPermitted(refused)
+    return task
+
+
+def own_tasks(user, queryset=None):
+    """The purchase tasks the caller asked for herself: all the chat talks about or acts on (a
+    manager chats about her own requests, never her department's)."""
+    tasks = queryset if queryset is not None else Task.objects.filter(kind=workflow.KIND)
+    return tasks.filter(initiator=user)
+
+
+def own_task_by_ref(user, ref: str) -> str:
+    """The id of the caller's own task behind a request number (REQ-2026-00042) or an ERP
+    requisition or PO number; "" if none of hers has it."""
+    task_id = PurchaseRequest.objects.filter(requester=user, number__iexact=ref).values_list("task_id", flat=True).first()
+    if task_id is None:
+        found = Receipt.objects.filter(task__in=own_tasks(user), external_id__iexact=ref,
+                                       operation__in=(erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER))
+        task_id = found.values_list("task_id", flat=True).first()
+    return str(task_id) if task_id else ""
 
 
 def own_task_for(user, task_id) -> Task:

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
+from procurement.selectors.grants import groups_sync
 from procurement.validators import validate_tax_id
 
 PASSWORD = "demo"
@@ -120,6 +121,7 @@ class Command(BaseCommand):
                         user=user, department=departments[extra_code] if extra_code else None, role=extra_role,
                         defaults={"approval_limit": Decimal(extra_limit)})
                     self.report(created, f"membership {username} {extra_role} of {extra_code or 'all departments'}")
+            groups_sync(user)  # roles as groups, also for a demo database seeded before there were any
             if role == Membership.Role.MANAGER and department.manager_id is None:
                 department.manager = user
                 department.save(update_fields=["manager"])

@@ -1,0 +1,136 @@
+"""Per-object grants (django-guardian) and department roles as groups (DESIGN §9).
+
+- the requester on her task, at submission (`grant_requester`);
+- each approver on the approval routed to them, when it opens (`grant_approval`, called by the
+  signal in `procurement.signals`, since the engine that opens approvals knows no procurement);
+- a delegate on an approval, until the delegation ends (`grant_approval(..., until=...)`);
+- a watcher a requester adds to her request: reads it, acts on nothing (`watcher_add`).
+
+Reads join these rows (`task_grants`, `approval_grants`), so a list costs the same number of
+queries however many objects there are. Membership (with its approval limit) stays the source
+of department roles; each role is mirrored into a group (`groups_sync`)."""
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from guardian.shortcuts import assign_perm, remove_perm
+
+from agentstate.errors import DomainError, NotFound, NotPermitted
+
+from ..models import ApprovalGrant, Membership, TaskGrant
+
+VIEW_TASK = "agentstate.view_task"
+VIEW_APPROVAL, DECIDE_APPROVAL = "agentstate.view_approval", "agentstate.change_approval"
+
+
+def _codename(perm: str) -> str:
+    return perm.split(".", 1)[1]
+
+
+# -- tasks ------------------------------------------------------------------------------------
+
+def grant_requester(task, user=None):
+    """The requester may read her task (whoever else may, too)."""
+    assign_perm(VIEW_TASK, user or task.initiator, task)
+
+
+def task_grants(user, perm: str = VIEW_TASK):
+    """Ids of the tasks `user` holds `perm` on, as a subquery."""
+    return TaskGrant.objects.filter(user=user, permission__codename=_codename(perm)).values("content_object_id")
+
+
+def watchers_of(task) -> list:
+    """The people the requester shared her request with, by name."""
+    User = get_user_model()
+    return list(User.objects.filter(pk__in=task_grants_on(task)).exclude(pk=task.initiator_id).order_by("username"))
+
+
+def task_grants_on(task):
+    return TaskGrant.objects.filter(content_object=task, permission__codename=_codename(VIEW_TASK)).values("user_id")
+
+
+def watcher_add(*, task, by, username: str):
+    """`by`, the requester, lets a colleague read her request. The colleague acts on nothing."""
+    if task.initiator_id != by.pk:
+        raise NotPermitted("Only the requester shares her request.")
+    watcher = _colleague(username)
+    if watcher.pk == task.initiator_id:
+        raise _field("You already see your own request.", _("You already see your own request."))
+    with transaction.atomic():
+        assign_perm(VIEW_TASK, watcher, task)
+    return watcher
+
+
+def watcher_remove(*, task, by, username: str):
+    if task.initiator_id != by.pk:
+        raise NotPermitted("Only the requester shares her request.")
+    watcher = get_user_model().objects.filter(username=username).first()
+    if watcher is None or watcher.pk == task.initiator_id or not task_grants_on(task).filter(user_id=watcher.pk).exists():
+        raise NotFound(f"{username} does not watch this request.")
+    remove_perm(VIEW_TASK, watcher, task)
+
+
+def _colleague(username: str):
+    username = (username or "").strip()
+    if not username:
+        raise _field("Enter a colleague's user name.", _("Enter a colleague's user name."))
+    watcher = get_user_model().objects.filter(username=username, is_active=True).first()
+    if watcher is None:
+        raise _field(f"Nobody with the user name {username} works here.",
+                     _("Nobody with the user name %(name)s works here.") % {"name": username})
+    return watcher
+
+
+def _field(message: str, said: str) -> DomainError:
+    return DomainError(message, errors={"username": [said]})
+
+
+# -- approvals --------------------------------------------------------------------------------
+
+def grant_approval(approval, user, until=None):
+    """`user` may read and decide `approval` (until `until`, if given: a delegate's end date).
+    Whether a decision goes through is still re-checked at the click (limits, own request)."""
+    for perm in (VIEW_APPROVAL, DECIDE_APPROVAL):
+        assign_perm(perm, user, approval)
+    if until is not None or ApprovalGrant.objects.filter(content_object=approval, user=user).exclude(
+            until=None).exists():
+        ApprovalGrant.objects.filter(content_object=approval, user=user).update(until=until)
+
+
+def revoke_approval(approval, user):
+    for perm in (VIEW_APPROVAL, DECIDE_APPROVAL):
+        remove_perm(perm, user, approval)
+
+
+def approval_grants(user, perm: str = VIEW_APPROVAL, now=None):
+    """Ids of the approvals `user` holds `perm` on today (a delegate's past its end are gone)."""
+    now = now or timezone.now()
+    return (ApprovalGrant.objects.filter(user=user, permission__codename=_codename(perm))
+            .filter(Q(until__isnull=True) | Q(until__gt=now)).values("content_object_id"))
+
+
+def approval_task_grants(user, now=None):
+    """Ids of the tasks whose approvals `user` may read today: an approver reads what she decides."""
+    now = now or timezone.now()
+    return (ApprovalGrant.objects.filter(user=user, permission__codename=_codename(VIEW_APPROVAL))
+            .filter(Q(until__isnull=True) | Q(until__gt=now)).values("content_object__task_id"))
+
+
+# -- department roles as groups ---------------------------------------------------------------
+
+def role_group_name(department_code: str | None, role: str) -> str:
+    """"ENG manager", "OPS requester"; a role across every department: "* director"."""
+    return f"{department_code or '*'} {role}"
+
+
+def groups_sync(user):
+    """The user's role groups match her memberships: one group per (department, role), added and
+    removed as memberships are; other groups she is in are left alone."""
+    wanted = {role_group_name(code, role) for code, role in
+              Membership.objects.filter(user=user).values_list("department__code", "role")}
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in wanted}
+    current = user.groups.filter(name__regex=r"^\S+ (requester|manager|director|admin)$")
+    user.groups.remove(*[g for g in current if g.name not in wanted])
+    user.groups.add(*groups.values())
