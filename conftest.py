@@ -67,6 +67,16 @@ def erin(make_user):
 
 
 @pytest.fixture(autouse=True)
+def _default_language():
+    # A test client request with Accept-Language activates that language in this thread, and
+    # LocaleMiddleware never deactivates it: each test starts from the default again.
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     # Throttle counters live in the cache: one test's chat turns never slow down the next test.
     from django.core.cache import cache

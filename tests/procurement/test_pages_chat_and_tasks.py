@@ -103,7 +103,7 @@ def test_a_refusal_on_the_task_page_reads_in_the_users_language_without_codes(ta
     page = bob.post(reverse("task-cancel", args=[task.pk]), headers={"accept-language": "zh-hant"}, **HX)
     body = page.content.decode()
     assert page.status_code == 403
-    assert "您不能對這筆請購這樣做。" in body and "may not fire" not in body
+    assert "只有提出這張請購單的人可以修改或取消它。" in body and "may not fire" not in body
 
 
 def change_form(task, lines=(("Laptop", "1"),), **fields) -> dict:
@@ -146,7 +146,7 @@ def test_an_amendment_from_a_stale_page_is_refused(task, demo):
 def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_assert_num_queries):
     client = client_for(demo["alice"])
     client.get(reverse("task-page", args=[task.pk]))
-    with django_assert_num_queries(12) as first:  # 12: the header counts unread notices; her conversations
+    with django_assert_num_queries(13) as first:  # the header counts unread notices; her conversations; who she shares it with
         client.get(reverse("task-page", args=[task.pk]))
     services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Keyboard", "quantity": 3}])
     with django_assert_num_queries(len(first.captured_queries)):
