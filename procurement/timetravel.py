@@ -21,7 +21,7 @@ from .budget import budget_release
 from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
 from .money import ntd
 from .numbering import request_number_next
-from .selectors import may_review, may_travel, task_for
+from .selectors import may_review, may_travel, task_for, task_to_travel
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
@@ -30,10 +30,7 @@ IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # -- who may do what --------------------------------------------------------------------
 
 def _admin_task(user, task_id) -> Task:
-    task = task_for(user, task_id)  # 404 for anyone who may not see it
-    if not may_travel(user, task):
-        raise said(NotPermitted(_("Only an admin may replay, rewind or fork a request.")))
-    return task
+    return task_to_travel(user, task_id)  # 404 for anyone who may not see it, 403 for anyone else but admins
 
 
 def task_checkpoints(*, user, task_id) -> list:
@@ -72,6 +69,9 @@ def task_pause(*, user, task_id) -> Task:
 
 def task_resume(*, user, task_id) -> Task:
     task = task_for(user, task_id)
+    if not (task.initiator_id == user.pk or may_travel(user, task) or may_review(user, task)):
+        # Someone who could resume it in no state at all (a watcher) is refused before the state is read.
+        raise said(NotPermitted(_("Only the requester or an admin may resume this request.")))
     if task.state == workflow.PAUSED:
         if not (task.initiator_id == user.pk or may_travel(user, task)):
             raise said(NotPermitted(_("Only the requester or an admin may resume this request.")))

@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from .. import timetravel
+from .. import selectors, timetravel
 from ..limits import MAX_LINES
 from .serializers import LineInputSerializer, StrictIntegerField, TaskDetailSerializer
 from .views import ApiView, task_body
@@ -86,6 +86,7 @@ class ReplayView(ApiView):
 
     @extend_schema(parameters=[ID], request=CheckpointInputSerializer, responses=ReplaySerializer)
     def post(self, request, pk):
+        selectors.task_to_travel(request.user, pk)
         checkpoint = self.parsed(CheckpointInputSerializer, request.data)["checkpoint"]
         replay = timetravel.task_replay(user=request.user, task_id=pk, checkpoint=checkpoint)
         return Response(ReplaySerializer(replay).data)
@@ -96,6 +97,7 @@ class RewindView(ApiView):
 
     @extend_schema(parameters=[ID], request=RewindInputSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, pk):
+        selectors.task_to_travel(request.user, pk)
         data = self.parsed(RewindInputSerializer, request.data)
         if not data["confirm"]:
             plan = timetravel.task_rewind_preview(user=request.user, task_id=pk, checkpoint=data["checkpoint"])
@@ -111,6 +113,7 @@ class ForkView(ApiView):
 
     @extend_schema(parameters=[ID], request=ForkInputSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, pk):
+        selectors.task_to_travel(request.user, pk)
         data = self.parsed(ForkInputSerializer, request.data)
         lines = [{"description": line["description"], "quantity": line["quantity"]} for line in data.get("lines") or []]
         fork = timetravel.task_fork(user=request.user, task_id=pk, checkpoint=data["checkpoint"], lines=lines,

@@ -6,10 +6,11 @@ shown beside what happened; a fork links both ways. Each view parses a form, cal
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from agentstate.errors import DomainError
+from agentstate.errors import DomainError, NotPermitted, said
 from agentstate.timetravel import FORKED_EVENT
 from agentstate.models import Task
 
@@ -83,6 +84,10 @@ def _invalid(request, task, form):
     return _page(request, task, 400, travel_error=" ".join(m for ms in form.errors.values() for m in ms))
 
 
+def _not_admin() -> NotPermitted:
+    return said(NotPermitted(gettext("Only an admin may replay, rewind or fork a request.")))
+
+
 def _task(request, task_id):
     from .tasks import _task as visible
 
@@ -93,6 +98,8 @@ def _task(request, task_id):
 @require_POST
 def task_replay(request, task_id):
     task = _task(request, task_id)
+    if not selectors.may_travel(request.user, task):
+        return _refused(request, task, _not_admin())
     form = CheckpointForm(request.POST)
     if not form.is_valid():
         return _invalid(request, task, form)
@@ -107,6 +114,8 @@ def task_replay(request, task_id):
 @require_POST
 def task_rewind(request, task_id):
     task = _task(request, task_id)
+    if not selectors.may_travel(request.user, task):
+        return _refused(request, task, _not_admin())
     form = RewindForm(request.POST)
     if not form.is_valid():
         return _invalid(request, task, form)
@@ -126,6 +135,8 @@ def task_rewind(request, task_id):
 @require_POST
 def task_fork(request, task_id):
     task = _task(request, task_id)
+    if not selectors.may_travel(request.user, task):
+        return _refused(request, task, _not_admin())
     form = ForkForm(request.POST)
     if not form.is_valid():
         return _invalid(request, task, form)

@@ -57,6 +57,7 @@ from .tasks import (  # noqa: F401
     task_timeline,
     task_to_change,
     task_to_share,
+    task_to_travel,
     tasks_visible_to,
     visible_tasks,
 )

@@ -44,6 +44,19 @@ def may_travel(user, task) -> bool:
     return user.is_active and user.is_staff and (user.is_superuser or user.has_perm(workflow.REVIEW))
 
 
+def task_to_travel(user, task_id) -> Task:
+    """A task `user` may replay, rewind or fork: 404 if she may not see it, 403 with the reason if
+    she may see it but is no admin. Asked before the input is read."""
+    from django.utils.translation import gettext as _
+
+    from agentstate.errors import said
+
+    task = task_for(user, task_id)
+    if not may_travel(user, task):
+        raise said(NotPermitted(_("Only an admin may replay, rewind or fork a request.")))
+    return task
+
+
 def visible_tasks(user, queryset):
     """The tasks `user` may see: their own, those granted to them (watched, or routed to them for
     approval), their departments' as a decider, or all for admins. One query, joined by keys."""

@@ -40,6 +40,14 @@ PAGES = [
     ("task-amend", "post", "task", {}, "400 404 404 403 404 403 403 403 302"),
     ("task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 400 302"),
     ("task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 302"),
+    ("task-replay", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
+    ("task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
+    ("task-fork", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
+    # Pausing goes through: each role tries it on a request of alice's made for the try ("fresh").
+    ("task-pause", "post", "fresh-task", {}, "302 404 404 403 404 403 403 302 302"),
+    # Resuming depends on the state: a manager resumes a request in review, so for one that is not
+    # paused (nor in review) the requester, the managers and the admin hear 409, a watcher 403.
+    ("task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 409 302"),
     ("approval-inbox", "get", "", None, "200 200 200 200 200 200 200 200 302"),
     ("approval-export", "get", "csv", None, "200 200 200 200 200 200 200 200 302"),
     ("approval-page", "get", "approval", None, "404 404 404 200 404 200 404 200 302"),
@@ -67,6 +75,12 @@ API = [
     ("api:task-watchers", "get", "task", None, "200 404 404 200 404 200 200 200 401"),
     ("api:task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 401"),
     ("api:task-watcher", "delete", "task gina", None, "404 404 404 403 404 403 403 403 401"),
+    ("api:task-checkpoints", "get", "task", None, "200 404 404 200 404 200 200 200 401"),
+    ("api:task-replay", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
+    ("api:task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
+    ("api:task-fork", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
+    ("api:task-pause", "post", "fresh-task", {}, "200 404 404 403 404 403 403 200 401"),
+    ("api:task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 409 401"),
     ("api:request-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
     ("api:approval-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
     ("api:approval-detail", "get", "approval", None, "404 404 404 200 404 200 404 200 401"),
@@ -139,13 +153,19 @@ def world(demo):
 
 
 def _url(name: str, target: str, world) -> str:
+    if target == "fresh-task":
+        world["fresh-task"] = services.request_submit(requester=world["people"]["alice"], department="ENG",
+                                                      justification="new hire",
+                                                      lines=[{"description": "Laptop", "quantity": 1}])
+        grants.watcher_add(task=world["fresh-task"], by=world["people"]["alice"], username="wendy")
     if target == "fresh":
         world["fresh"] = memory_create(by=world["people"]["carol"], scope="department", subject="ENG",
                                        kind="procedure", content="Monitors come from the framework contract.")
     args = []
     for part in target.split():
-        args.append(world[part].pk if part in ("task", "approval", "session", "entry", "fresh") else part)
-    kwarg = {"task": "task_id", "approval": "approval_id", "session": "session_id", "entry": "entry_id"}
+        args.append(world[part].pk if part in ("task", "approval", "session", "entry", "fresh", "fresh-task") else part)
+    kwarg = {"task": "task_id", "fresh-task": "task_id", "approval": "approval_id", "session": "session_id",
+             "entry": "entry_id"}
     if name.startswith("api:"):
         return reverse(name, args=[str(a) for a in args]) if args else reverse(name)
     if not args:
