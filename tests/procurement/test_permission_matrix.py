@@ -215,3 +215,19 @@ def test_the_chat_acts_only_for_the_requester(world):
                 assert not about_it and "laptop" not in body["reply"].lower(), (action, role, body)
     world["task"].refresh_from_db()
     assert world["task"].state == "received"  # a cancel by chat asks alice to confirm first; nobody else may
+
+
+def test_erin_sees_nothing_of_engs(world):
+    """#12: a requester of OPS finds no trace of ENG's requests, approvals or memory in any list."""
+    erin = _client(world, "erin")
+    task, number = world["task"], world["task"].purchase_request.number
+    lists = {"/api/v1/tasks/": "results", "/api/v1/requests/": "results", "/api/v1/approvals/": "results",
+             "/api/v1/memory/": "results", "/api/v1/review-queue/": "results"}
+    for url, key in lists.items():
+        body = erin.get(url).json()
+        assert body[key] == [] or all(row.get("subject") != "ENG" for row in body[key]), (url, body)
+    for name in ("my-requests", "approval-inbox", "review-queue", "memory-list", "chat-sessions"):
+        page = erin.get(reverse(name)).content.decode()
+        assert number not in page and str(task.pk) not in page and "framework contract" not in page, name
+    all_tab = erin.get(reverse("approval-inbox"), {"tab": "all"}).content.decode()
+    assert number not in all_tab and "ENG" not in all_tab
