@@ -6,98 +6,111 @@ The objects are alice's (an ENG requester): her request, the approval routed for
 frank, her conversation, and an ENG department memory entry. wendy (OPS) watches alice's request.
 A URL added to the URLconf without a row here fails `test_every_url_has_a_row`.
 
-Delegates are not rows yet: delegation (who stands in for whom, and when) is not in the product
-yet; grants that end at a date are tested in test_grants.py."""
+dan stands in for bob this week; ed stood in for bob last month."""
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from agentstate.approvals import approval_open
 from agentstate.memory.services import memory_create
 from agentstate.models import Session
 from procurement import services
-from procurement.models import Department, Membership
+from procurement.models import Delegation, Department, Membership
 from procurement.selectors import grants
 
 pytestmark = pytest.mark.django_db
 
 #            requester, colleague (ENG), requester elsewhere (OPS), manager (ENG), manager elsewhere (OPS),
-#            director (all), watcher (OPS), admin, anonymous
-ROLES = ("alice", "gina", "erin", "bob", "dave", "frank", "wendy", "carol", "anon")
+#            director (all), watcher (OPS), delegate of bob inside its dates (OPS), delegate of bob
+#            outside its dates (OPS), admin, anonymous
+ROLES = ("alice", "gina", "erin", "bob", "dave", "frank", "wendy", "dan", "ed", "carol", "anon")
 HX = {"HTTP_HX_REQUEST": "true"}
 
 # (url name, method, url arguments, body, expected status per role, in ROLES order)
 PAGES = [
-    ("home", "get", "", None, "200 200 200 302 302 302 200 200 302"),
-    ("my-requests", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("request-new", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("request-new", "post", "", {}, "400 400 400 400 400 400 400 400 302"),
-    ("chat-sessions", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("chat-new", "post", "", {}, "302 302 302 302 302 302 302 302 302"),
-    ("chat-page", "get", "session", None, "200 404 404 404 404 404 404 404 302"),
-    ("chat-message", "post", "session", {"text": ""}, "400 404 404 404 404 404 404 404 302"),
-    ("task-page", "get", "task", None, "200 404 404 200 404 200 200 200 302"),
-    ("task-amend", "post", "task", {}, "400 404 404 403 404 403 403 403 302"),
-    ("task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 400 302"),
-    ("task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 302"),
-    ("task-replay", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
-    ("task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
-    ("task-fork", "post", "task", {}, "403 404 404 403 404 403 403 400 302"),
+    ("home", "get", "", None, "200 200 200 302 302 302 200 302 200 302 302"),
+    ("my-requests", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("request-new", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("request-new", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 302"),
+    ("chat-sessions", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("chat-new", "post", "", {}, "302 302 302 302 302 302 302 302 302 302 302"),
+    ("chat-page", "get", "session", None, "200 404 404 404 404 404 404 404 404 404 302"),
+    ("chat-message", "post", "session", {"text": ""}, "400 404 404 404 404 404 404 404 404 404 302"),
+    ("task-page", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 302"),
+    ("task-amend", "post", "task", {}, "400 404 404 403 404 403 403 403 404 403 302"),
+    ("task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 403 404 400 302"),
+    ("task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 404 403 302"),
+    ("task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
+    ("task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
+    ("task-fork", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
     # Pausing goes through: each role tries it on a request of alice's made for the try ("fresh").
-    ("task-pause", "post", "fresh-task", {}, "302 404 404 403 404 403 403 302 302"),
+    ("task-pause", "post", "fresh-task", {}, "302 404 404 403 404 403 403 404 404 302 302"),
     # Resuming depends on the state: a manager resumes a request in review, so for one that is not
     # paused (nor in review) the requester, the managers and the admin hear 409, a watcher 403.
-    ("task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 409 302"),
-    ("approval-inbox", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("approval-export", "get", "csv", None, "200 200 200 200 200 200 200 200 302"),
-    ("approval-page", "get", "approval", None, "404 404 404 200 404 200 404 200 302"),
-    ("approval-decide", "post", "approval", {}, "404 404 404 400 404 400 404 403 302"),
-    ("notices", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("notices-read", "post", "", {}, "400 400 400 400 400 400 400 400 302"),
-    ("review-queue", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("review-action", "post", "task retry", {}, "403 404 404 400 404 400 403 400 302"),
-    ("memory-list", "get", "", None, "200 200 200 200 200 200 200 200 302"),
-    ("memory-entry", "get", "entry", None, "200 200 404 200 404 200 404 200 302"),
-    ("memory-correct", "post", "entry", {}, "403 403 404 400 404 403 404 400 302"),
-    ("memory-confirm", "post", "entry", {}, "403 403 404 302 404 403 404 302 302"),
-    ("memory-delete", "get", "entry", None, "403 403 404 200 404 403 404 200 302"),
-    ("memory-delete", "post", "entry", {}, "403 403 404 400 404 403 404 400 302"),
+    ("task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 404 404 409 302"),
+    ("delegations", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("delegation-end", "post", "fresh-delegation", {}, "404 404 404 404 302 404 404 404 404 302 302"),
+    ("chat-attachment", "post", "session", {}, "400 404 404 404 404 404 404 404 404 404 302"),
+    ("task-quote-sheet", "get", "task", None, "405 405 405 405 405 405 405 405 405 405 302"),
+    ("task-quote-sheet", "post", "task", {}, "400 404 404 403 404 403 403 403 404 403 302"),
+    ("artifact-download", "get", "task 00000000-0000-4000-8000-000000000000", None, "404 404 404 404 404 404 404 404 404 404 302"),
+    ("approval-inbox", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("approval-export", "get", "csv", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("approval-page", "get", "approval", None, "404 404 404 200 404 200 404 200 404 200 302"),
+    ("approval-decide", "post", "approval", {}, "404 404 404 400 404 400 404 400 404 403 302"),
+    ("notices", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("notices-read", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 302"),
+    ("review-queue", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("review-action", "post", "task retry", {}, "403 404 404 400 404 400 403 403 404 400 302"),
+    ("memory-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("memory-entry", "get", "entry", None, "200 200 404 200 404 200 404 404 404 200 302"),
+    ("memory-correct", "post", "entry", {}, "403 403 404 400 404 403 404 404 404 400 302"),
+    ("memory-confirm", "post", "entry", {}, "403 403 404 302 404 403 404 404 404 302 302"),
+    ("memory-delete", "get", "entry", None, "403 403 404 200 404 403 404 404 404 200 302"),
+    ("memory-delete", "post", "entry", {}, "403 403 404 400 404 403 404 404 404 400 302"),
 ]
 API = [
-    ("api:session-list", "post", "", {}, "201 201 201 201 201 201 201 201 401"),
-    ("api:session-detail", "get", "session", None, "200 404 404 404 404 404 404 200 401"),
-    ("api:session-messages", "post", "session", {"text": ""}, "400 404 404 404 404 404 404 404 401"),
-    ("api:task-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:task-list", "post", "", {}, "400 400 400 400 400 400 400 400 401"),
-    ("api:task-detail", "get", "task", None, "200 404 404 200 404 200 200 200 401"),
-    ("api:task-detail", "patch", "task", {}, "400 404 404 403 404 403 403 403 401"),
-    ("api:task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 400 401"),
-    ("api:task-watchers", "get", "task", None, "200 404 404 200 404 200 200 200 401"),
-    ("api:task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 401"),
-    ("api:task-watcher", "delete", "task gina", None, "404 404 404 403 404 403 403 403 401"),
-    ("api:task-checkpoints", "get", "task", None, "200 404 404 200 404 200 200 200 401"),
-    ("api:task-replay", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
-    ("api:task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
-    ("api:task-fork", "post", "task", {}, "403 404 404 403 404 403 403 400 401"),
-    ("api:task-pause", "post", "fresh-task", {}, "200 404 404 403 404 403 403 200 401"),
-    ("api:task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 409 401"),
-    ("api:request-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:approval-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:approval-detail", "get", "approval", None, "404 404 404 200 404 200 404 200 401"),
-    ("api:approval-decision", "post", "approval", {}, "404 404 404 400 404 400 404 403 401"),
-    ("api:auth-token", "post", "", {}, "400 400 400 400 400 400 400 400 400"),
-    ("api:notification-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:schema", "get", "", None, "200 200 200 200 200 200 200 200 200"),  # public, like the docs
-    ("api:memory-list", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:memory-list", "post", "", {}, "400 400 400 400 400 400 400 400 401"),
-    ("api:memory-detail", "get", "entry", None, "200 200 404 200 404 200 404 200 401"),
-    ("api:memory-detail", "patch", "entry", {}, "403 403 404 400 404 403 404 400 401"),
-    ("api:memory-confirm", "post", "entry", {}, "403 403 404 200 404 403 404 200 401"),
-    ("api:memory-delete-preview", "get", "entry", None, "403 403 404 200 404 403 404 200 401"),
+    ("api:session-list", "post", "", {}, "201 201 201 201 201 201 201 201 201 201 401"),
+    ("api:session-detail", "get", "session", None, "200 404 404 404 404 404 404 404 404 200 401"),
+    ("api:session-messages", "post", "session", {"text": ""}, "400 404 404 404 404 404 404 404 404 404 401"),
+    ("api:task-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:task-list", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 401"),
+    ("api:task-detail", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
+    ("api:task-detail", "patch", "task", {}, "400 404 404 403 404 403 403 403 404 403 401"),
+    ("api:task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 403 404 400 401"),
+    ("api:task-watchers", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
+    ("api:task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 404 403 401"),
+    ("api:task-watcher", "delete", "task gina", None, "404 404 404 403 404 403 403 403 404 403 401"),
+    ("api:task-checkpoints", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
+    ("api:task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 401"),
+    ("api:task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 401"),
+    ("api:task-fork", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 401"),
+    ("api:task-pause", "post", "fresh-task", {}, "200 404 404 403 404 403 403 404 404 200 401"),
+    ("api:task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 404 404 409 401"),
+    ("api:session-attachments", "post", "session", {}, "415 404 404 404 404 404 404 404 404 404 401"),
+    ("api:delegation-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:delegation-list", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 401"),
+    ("api:delegation-detail", "delete", "fresh-delegation", None, "404 404 404 404 204 404 404 404 404 204 401"),
+    ("api:request-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:approval-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:approval-detail", "get", "approval", None, "404 404 404 200 404 200 404 200 404 200 401"),
+    ("api:approval-decision", "post", "approval", {}, "404 404 404 400 404 400 404 400 404 403 401"),
+    ("api:auth-token", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 400"),
+    ("api:notification-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:schema", "get", "", None, "200 200 200 200 200 200 200 200 200 200 200"),  # public, like the docs
+    ("api:memory-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:memory-list", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 401"),
+    ("api:memory-detail", "get", "entry", None, "200 200 404 200 404 200 404 404 404 200 401"),
+    ("api:memory-detail", "patch", "entry", {}, "403 403 404 400 404 403 404 404 404 400 401"),
+    ("api:memory-confirm", "post", "entry", {}, "403 403 404 200 404 403 404 404 404 200 401"),
+    ("api:memory-delete-preview", "get", "entry", None, "403 403 404 200 404 403 404 404 404 200 401"),
     # A deletion goes through: each role tries it on an entry of its own making ("fresh").
-    ("api:memory-detail", "delete", "fresh", {}, "403 403 404 204 404 403 404 204 401"),
-    ("api:review-queue", "get", "", None, "200 200 200 200 200 200 200 200 401"),
-    ("api:review-action", "post", "task retry", {}, "403 404 404 400 404 400 403 400 401"),
+    ("api:memory-detail", "delete", "fresh", {}, "403 403 404 204 404 403 404 404 404 204 401"),
+    ("api:review-queue", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:review-action", "post", "task retry", {}, "403 404 404 400 404 400 403 403 404 400 401"),
 ]
 # The chat's actions, each said in the role's own conversation about alice's request: only its
 # requester is answered about it or may act on it; for anyone else it does not exist.
@@ -138,7 +151,7 @@ def test_every_url_has_a_row():
 def world(demo):
     eng, ops = Department.objects.get(code="ENG"), Department.objects.get(code="OPS")
     people = dict(demo)
-    for name, department in (("gina", eng), ("wendy", ops)):
+    for name, department in (("gina", eng), ("wendy", ops), ("dan", ops), ("ed", ops)):
         people[name] = type(demo["alice"]).objects.create_user(name, password="demo", email=f"{name}@example.com")
         Membership.objects.create(user=people[name], department=department, role=Membership.Role.REQUESTER)
     task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hire",
@@ -146,10 +159,19 @@ def world(demo):
     grants.watcher_add(task=task, by=demo["alice"], username="wendy")
     approval = approval_open(task=task, scope={"total": "36750.00"}, approvers=[demo["bob"], demo["frank"]],
                              rule={"rule": "manager"}, ttl_seconds=3600)
+    today = timezone.localdate()
+    Delegation.objects.create(delegator=demo["bob"], delegate=people["dan"], starts=today - timedelta(days=1),
+                              ends=today + timedelta(days=5))
+    Delegation.objects.create(delegator=demo["bob"], delegate=people["ed"], starts=today - timedelta(days=40),
+                              ends=today - timedelta(days=30))
     session = Session.objects.create(owner=demo["alice"], task=task)
     entry = memory_create(by=demo["carol"], scope="department", subject="ENG", kind="procedure",
                           content="Laptops come from the framework contract.")
     return {"people": people, "task": task, "approval": approval, "session": session, "entry": entry}
+
+
+OBJECTS = ("task", "approval", "session", "entry", "fresh", "fresh-task", "fresh-delegation")
+NO_FILE = "00000000-0000-4000-8000-000000000000"
 
 
 def _url(name: str, target: str, world) -> str:
@@ -158,14 +180,19 @@ def _url(name: str, target: str, world) -> str:
                                                       justification="new hire",
                                                       lines=[{"description": "Laptop", "quantity": 1}])
         grants.watcher_add(task=world["fresh-task"], by=world["people"]["alice"], username="wendy")
+    if target == "fresh-delegation":
+        world["n"] = world.get("n", 0) + 1
+        start = timezone.localdate() + timedelta(days=400 + 10 * world["n"])
+        world["fresh-delegation"] = Delegation.objects.create(
+            delegator=world["people"]["dave"], delegate=world["people"]["erin"], starts=start, ends=start)
     if target == "fresh":
         world["fresh"] = memory_create(by=world["people"]["carol"], scope="department", subject="ENG",
                                        kind="procedure", content="Monitors come from the framework contract.")
     args = []
     for part in target.split():
-        args.append(world[part].pk if part in ("task", "approval", "session", "entry", "fresh", "fresh-task") else part)
+        args.append(world[part].pk if part in OBJECTS else part)
     kwarg = {"task": "task_id", "fresh-task": "task_id", "approval": "approval_id", "session": "session_id",
-             "entry": "entry_id"}
+             "entry": "entry_id", "fresh-delegation": "delegation_id", NO_FILE: "version_id"}
     if name.startswith("api:"):
         return reverse(name, args=[str(a) for a in args]) if args else reverse(name)
     if not args:
