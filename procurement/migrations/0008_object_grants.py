@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('agentstate', '0004_task_change_guard'),
         ('auth', '0012_alter_user_first_name_max_length'),
-        ('procurement', '0006_approval_policy'),
+        ('procurement', '0007_budget_soft_holds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
