@@ -3,7 +3,12 @@
 State names, receipt and approval statuses, ERP operations and events are public codes
 (DESIGN §4, §10); people read them through these labels on pages, in mail and in chat.
 """
+import re
+
 from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+
+from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
+from agentstate.memory.derivers import MASK
 
 from . import erp, workflow
 
@@ -223,3 +228,24 @@ def state_label(state: str) -> str:
 
 def state_meaning(state: str) -> str:
     return label(STATE_MEANINGS, state)
+
+
+# The markers the engine writes where deleted or erased words were (stored in one language, like
+# the audit trail), said in the reader's language wherever a turn is shown.
+_REMOVED_BY = re.compile(re.escape(SOURCE_REMOVED).replace(r"\{who\}", r"(?P<who>[^\]]+?)")
+                         .replace(r"\{day\}", r"(?P<day>\d{4}-\d{2}-\d{2})"))
+
+
+def redactions_in(text: str) -> str:
+    """A turn's text with every removal marker in the reader's language; the rest as written."""
+    if "[re" not in (text or ""):
+        return text
+    from .offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
+
+    text = _REMOVED_BY.sub(lambda m: pgettext("redaction", "[removed: memory deleted by %(who)s on %(day)s]")
+                           % m.groupdict(), text)
+    for marker, words in ((REMOVED, pgettext("redaction", "[removed with the entry]")),
+                          (REDACTED, pgettext("redaction", "[redacted]")),
+                          (MASK, pgettext("redaction", "[removed]"))):
+        text = text.replace(marker, words)
+    return text

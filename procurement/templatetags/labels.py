@@ -74,3 +74,9 @@ def deletion_words(report, done="") -> str:
 @register.filter
 def step_label(step) -> str:
     return labels.label(labels.STEP_LABELS, step)
+
+
+@register.filter
+def said(text) -> str:
+    """A chat turn's text, with removal markers in the reader's language."""
+    return labels.redactions_in(text)

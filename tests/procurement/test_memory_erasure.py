@@ -94,3 +94,14 @@ def test_a_reason_that_quotes_the_memory_is_refused_in_traditional_chinese_for_a
     assert answer.status_code == 400 and "引用" in body["detail"] and "引用" in body["errors"]["reason"][0]
     assert "code" not in body
     assert MemoryEntry.objects.get(pk=learned.pk).status == "active"
+
+
+def test_the_removed_turn_reads_in_traditional_chinese_on_her_chat_page(demo, learned):
+    source = Turn.objects.get(text=SAID).session
+    carol(demo).post(reverse("memory-delete", args=[learned.pk]), {"reason": "alice asked us to forget it"})
+    alice = Client()
+    alice.force_login(demo["alice"])
+    alice.cookies["django_language"] = "zh-hant"
+    page = alice.get(reverse("chat-page", args=[source.pk])).content.decode()
+    assert f"［已移除：carol 於 {timezone.localdate().isoformat()} 刪除了這則記憶］" in page
+    assert "[removed" not in page
