@@ -14,10 +14,10 @@ from django.utils import timezone
 from agentstate.actors import Actor
 from agentstate.approvals import approvals_expire
 from agentstate.machine import fire
-from agentstate.models import Approval, Session
+from agentstate.models import Approval, Session, Task
 from procurement import queueing, services, timetravel, workflow
 from procurement.language import user_language_set
-from procurement.models import Notification, Quote, Supplier
+from procurement.models import Department, Notification, Quote, Supplier
 
 from .page_text import english_words, state_codes, visible_text
 
@@ -240,7 +240,9 @@ def names_shown(demo, task) -> list[str]:
     request = getattr(task, "purchase_request", None)
     own = [request.justification, *(line.description for line in request.lines.all())] if request else []
     return [*demo, *(user.get_full_name() for user in demo.values()), *Supplier.objects.values_list("name", flat=True), *Quote.objects.values_list("item", flat=True),
-            *own, "monitor arm", "ENG-01", "Engineering"]
+            *own, "monitor arm", "ENG-01", *Department.objects.values_list("name", flat=True),
+            # The trace id the request page shows for quoting it: an id, not English.
+            *Task.objects.values_list("trace_id", flat=True)]
 
 
 def client_for(user, language):
