@@ -7,12 +7,14 @@ statement. Zero rows means someone else moved the task first, and then nothing a
 written. Elsewhere (SQLite) the same writes run as ORM calls inside one transaction.
 The newest checkpoint, with the delta chain back to its full snapshot, is one query.
 """
+import datetime
 import hashlib
 import json
 from dataclasses import dataclass
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
+from django.utils import timezone
 
 from .models import Approval, Checkpoint, Task, TaskEvent
 
@@ -332,7 +334,19 @@ def read_checkpoint_links(task_id, *, version: int | None = None, checkpoint_id:
             cursor.execute(_CP_OF_VERSION, {"task_id": _pk(task_id), "version": version})
         else:
             cursor.execute(_CP_LATEST, {"task_id": _pk(task_id)})
-        return [dict(zip(_CP_COLUMNS, row)) for row in cursor.fetchall()]
+        rows = [dict(zip(_CP_COLUMNS, row)) for row in cursor.fetchall()]
+    for row in rows:
+        row["created_at"] = _aware(row["created_at"])
+    return rows
+
+
+def _aware(value):
+    """A raw cursor on SQLite gives a naive UTC time (or its text); PostgreSQL an aware one."""
+    if isinstance(value, str):
+        value = datetime.datetime.fromisoformat(value)
+    if value is not None and timezone.is_naive(value):
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value
 
 
 def build_record(links: list[dict], contents: list[dict] | None = None) -> CheckpointRecord:

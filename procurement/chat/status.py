@@ -3,7 +3,7 @@ and the approver's comment), never from what was said in chat. Each names the re
 (REQ number and items). An outcome nobody could verify reads "pending verification"."""
 from datetime import datetime
 
-from .. import labels, workflow
+from .. import labels, sentences, workflow
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
 from .phrases import join, language, say
@@ -16,6 +16,12 @@ def state_words(state: str, lang: str) -> str:
         return say("waiting_for_your_answer", lang)
     with language(lang):
         return labels.state_meaning(state)
+
+
+def _question(task, lang: str) -> str:
+    """The open question in her language when the agent asked it; a manager's words as written."""
+    with language(lang):
+        return sentences.readable(task.question)
 
 
 def _label(mapping: dict, code, lang: str) -> str:
@@ -74,7 +80,7 @@ def status_reply(task, lang: str) -> str:
         if gaps:
             parts.append(say("still_needed", lang, gaps=drafts.gap_names(gaps, lang)))
     if task.state == workflow.AWAITING_INPUT and task.question:
-        parts.append(say("question", lang, question=task.question))
+        parts.append(say("question", lang, question=_question(task, lang)))
     for receipt in task.receipts:
         ref = f" {receipt['external_id']}" if receipt["status"] == "confirmed" and receipt["external_id"] else ""
         parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
@@ -115,7 +121,7 @@ def why_reply(task, lang: str, *, review_reason: str = "") -> str:
             workflow.REJECTED, workflow.AWAITING_INPUT, workflow.PROCESSING, workflow.AWAITING_APPROVAL):
         return join(head, _decided(task, lang))
     if task.state == workflow.AWAITING_INPUT and task.question:
-        return join(head, say("question", lang, question=task.question))
+        return join(head, say("question", lang, question=_question(task, lang)))
     return say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
                state=state_words(task.state, lang))
 

@@ -8,7 +8,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(page, text):
-    page.get_by_label("Message").fill(text)
+    page.get_by_label("Message", exact=True).fill(text)
     page.get_by_role("button", name="Send").click()
 
 
@@ -52,5 +52,5 @@ def test_a_message_sent_too_fast_is_refused_in_the_page_and_stays_in_the_box(dem
     expect(alice.locator(".turns li.agent")).to_have_count(1)
     say(alice, "I need 2 laptops for the new hires")
     expect(alice.get_by_role("alert")).to_contain_text("faster than the agent takes them")
-    expect(alice.get_by_label("Message")).to_have_value("I need 2 laptops for the new hires")
+    expect(alice.get_by_label("Message", exact=True)).to_have_value("I need 2 laptops for the new hires")
     expect(alice.locator(".turns li.user")).to_have_count(1)

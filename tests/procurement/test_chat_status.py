@@ -33,7 +33,7 @@ def test_awaiting_input__the_agents_question(demo, erp, eager):
     talk(session, demo["alice"], "我需要 20 台筆電，給新進工程師，預算 70 萬以內", "含稅", "好")
     result = talk(session, demo["alice"], "進度")
     assert result.task.state == "awaiting_input"
-    assert "等待您的回覆" in result.reply and "above your cap of NT$700,000" in result.reply
+    assert "等待您的回覆" in result.reply and "超過您的上限 NT$700,000" in result.reply and "above your cap" not in result.reply
 
 
 def test_awaiting_approval__requisition_id_and_who_decides(demo, erp, eager):
