@@ -7,7 +7,7 @@ from django.shortcuts import redirect, render
 from django.utils import dateformat, timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import get_language, gettext, ngettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound
@@ -36,8 +36,12 @@ def sessions(request):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def session_new(request):
+    """POST starts a conversation; a GET (a typed or bookmarked address) goes to the conversation
+    list, whose button starts one, rather than a bare 405."""
+    if request.method != "POST":
+        return redirect("chat-sessions")
     session = Session.objects.create(owner=request.user)
     return redirect("chat-page", session.pk)
 

@@ -48,3 +48,20 @@ def test_nav_shows_approvals_only_to_deciders(demo):
 ])
 def test_money_reads_as_ntd_whole_dollars_without_zero_cents_and_large_sums_in_wan(amount, text):
     assert ntd(amount) == text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("accept,button", [("en", "New conversation"), ("zh-hant", "新對話")])
+def test_opening_the_new_conversation_address_leads_to_the_conversation_list(demo, accept, button):
+    """A typed or bookmarked /chat/new/ is a GET: it leads to the list with its start button, starts
+    nothing; the button (a POST) starts one."""
+    from agentstate.models import Session
+
+    client = Client(HTTP_ACCEPT_LANGUAGE=accept)
+    client.force_login(demo["alice"])
+    before = Session.objects.count()
+    page = client.get(reverse("chat-new"), follow=True)
+    assert page.status_code == 200 and page.redirect_chain[-1][0] == reverse("chat-sessions")
+    assert button in page.content.decode() and Session.objects.count() == before
+    started = client.post(reverse("chat-new"))
+    assert started.status_code == 302 and Session.objects.count() == before + 1
