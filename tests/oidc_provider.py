@@ -20,14 +20,14 @@ def _b64(number: int) -> str:
 
 
 class Provider:
-    def __init__(self, client_id: str = "procurement"):
+    def __init__(self, client_id: str = "procurement", port: int = 0):
         self.client_id = client_id
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.kid = "test-key"
         self.claims: dict = {}
         self.faults: set = set()  # "audience", "signature", "expired"
         self.codes: dict = {}
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -101,3 +101,38 @@ class Provider:
                                    "id_token": provider.id_token(nonce)})
 
         return Handler
+
+
+def main():
+    """Run the provider by hand, to try directory sign-in on `make run`: it prints the variables to
+    start the product with, and every sign-in through it is the one person given here."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--user", default="mei")
+    parser.add_argument("--email", default="mei@example.com")
+    parser.add_argument("--groups", default="eng-managers", help="comma-separated directory groups")
+    args = parser.parse_args()
+    provider = Provider(port=args.port)
+    provider.claims = {"sub": args.user, "email": args.email, "preferred_username": args.user,
+                       "name": args.user, "groups": [g for g in args.groups.split(",") if g]}
+    found = provider.discovery()
+    group_map = {"eng-staff": {"department": "ENG", "role": "requester"},
+                 "eng-managers": {"department": "ENG", "role": "manager", "approval_limit": "100000"},
+                 "directors": {"department": None, "role": "director", "approval_limit": "5000000"}}
+    print("Start the product with:\n")
+    print(f"OIDC_RP_CLIENT_ID={provider.client_id} OIDC_RP_CLIENT_SECRET=secret \\\n"
+          f"OIDC_OP_ISSUER={found['issuer']} \\\n"
+          f"OIDC_OP_AUTHORIZATION_ENDPOINT={found['authorization_endpoint']} \\\n"
+          f"OIDC_OP_TOKEN_ENDPOINT={found['token_endpoint']} OIDC_OP_JWKS_ENDPOINT={found['jwks_uri']} \\\n"
+          f"OIDC_GROUP_MAP='{json.dumps(group_map)}' make run\n")
+    print(f"Signing in as {args.user} <{args.email}> in groups {provider.claims['groups']}. Ctrl-C stops.")
+    try:
+        provider.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
