@@ -39,9 +39,62 @@ def wait_http(url: str, seconds: float = 30) -> bool:
     return False
 
 
+STOP_SECONDS = float(os.environ.get("RUN_STOP_SECONDS", "10"))
+
+
+class Stop(BaseException):
+    """SIGTERM, SIGINT or SIGHUP reached this process."""
+
+
+def _stop(signum, frame):
+    raise Stop(signum)
+
+
+def stop_children(children: dict, seconds: float = STOP_SECONDS) -> None:
+    """Every child runs in its own process group (its own session); each group gets SIGTERM, then,
+    after `seconds` for all of them together, SIGKILL: a Celery worker whose main process lingers
+    after its warm shutdown and ignores a second SIGTERM still goes. Further signals are ignored
+    meanwhile, so a second Ctrl-C or SIGTERM cannot cut the clean-up short and strand a child."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+
+    def signal_group(child, sig):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    for child in children.values():
+        signal_group(child, signal.SIGTERM)
+    deadline = time.monotonic() + seconds
+    for child in children.values():
+        try:
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+    for child in children.values():
+        # The group too, even when its leader has exited: a pool process may outlive it.
+        signal_group(child, signal.SIGKILL)
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def main():
-    # SIGTERM (from a supervisor or `timeout`) stops the children too, like Ctrl-C.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # SIGTERM (from a supervisor or `timeout`), SIGHUP (a closed terminal) and Ctrl-C stop the children too.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _stop)
+    children = {}
+    try:
+        return run(children)
+    except (Stop, KeyboardInterrupt):
+        return 0
+    finally:
+        stop_children(children)
+
+
+def run(children: dict) -> int:
     VAR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("ERP_URL", f"http://127.0.0.1:{ERP_PORT}")
     os.environ.setdefault("DEBUG", "true")
@@ -57,39 +110,26 @@ def main():
                  "--schedule", str(VAR / "celerybeat-schedule")],
         "web": [PY, "manage.py", "runserver", f"{HOST}:{PORT}", "--noreload"],
     }
-    children = {}
     for name, command in commands.items():
-        log = open(logs / f"{name}.log", "ab")
-        children[name] = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
-    try:
-        if not wait_http(f"http://{HOST}:{PORT}/healthz"):
-            print(f"The web server did not come up; see {logs}/web.log", file=sys.stderr)
-            return 1
-        print(f"\nProcurement agent running at http://{HOST}:{PORT}/")
-        print(f"  API: http://{HOST}:{PORT}/api/v1/   schema: http://{HOST}:{PORT}/api/v1/schema/")
-        print(f"  ERP simulator: {os.environ['ERP_URL']}   logs: {logs}/")
-        print("  Logins (password 'demo'):")
-        for user, role in LOGINS:
-            print(f"    {user:<6} {role}")
-        print("Ctrl-C stops everything.\n", flush=True)
-        while True:
-            for name, child in children.items():
-                if child.poll() is not None:
-                    print(f"{name} exited ({child.returncode}); see {logs}/{name}.log", file=sys.stderr)
-                    return 1
-            time.sleep(1)
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        for child in children.values():
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGTERM)
-        for child in children.values():
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
+        with open(logs / f"{name}.log", "ab") as log:
+            children[name] = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                              start_new_session=True)
+    if not wait_http(f"http://{HOST}:{PORT}/healthz"):
+        print(f"The web server did not come up; see {logs}/web.log", file=sys.stderr)
+        return 1
+    print(f"\nProcurement agent running at http://{HOST}:{PORT}/")
+    print(f"  API: http://{HOST}:{PORT}/api/v1/   schema: http://{HOST}:{PORT}/api/v1/schema/")
+    print(f"  ERP simulator: {os.environ['ERP_URL']}   logs: {logs}/")
+    print("  Logins (password 'demo'):")
+    for user, role in LOGINS:
+        print(f"    {user:<6} {role}")
+    print("Ctrl-C stops everything.\n", flush=True)
+    while True:
+        for name, child in children.items():
+            if child.poll() is not None:
+                print(f"{name} exited ({child.returncode}); see {logs}/{name}.log", file=sys.stderr)
+                return 1
+        time.sleep(1)
 
 
 if __name__ == "__main__":
