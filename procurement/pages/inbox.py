@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from openpyxl import Workbook
 
 from .. import labels, selectors
+from ..policy.rules import amount_words
 from ..policy.words import role_label
 from ..templatetags.money import ntd
 
@@ -60,6 +61,12 @@ class Row:
 
 def route_words(reason: dict) -> str:
     """Why it came to this person, in words: 「NT$100,000 以內：部門主管」, "over NT$100,000: director"."""
+    amounts = reason.get("amounts")
+    if amounts:
+        # A policy rule frozen on the approval: its own amount bounds, not the manager's limit.
+        steps = " → ".join(role_label(role) for role in reason.get("roles", []))
+        return (_("%(amounts)s: %(steps)s") % {"amounts": amount_words(amounts), "steps": steps}
+                if steps else amount_words(amounts))
     limit = reason.get("manager_limit")
     if reason.get("rule") == "manager":
         return _("up to %(limit)s: department manager") % {"limit": ntd(limit)} if limit else _("department manager")

@@ -185,6 +185,7 @@ def approval_route_reason(approval: Approval, limits: dict | None = None) -> dic
     return {"rule": rule.get("rule", ""), "manager_limit": Decimal(limit) if limit is not None else None,
             "director_limit": Decimal(rule["director_limit"]) if rule.get("director_limit") else None,
             "total": Decimal(approval.scope.get("total") or rule.get("total") or 0),
+            "amounts": rule.get("policy_amounts"),
             "roles": [step.get("role") or step.get("user", "") for step in approval.chain or []]}
 
 
