@@ -129,5 +129,6 @@ def budget_outlook(*, department_code: str, task_id, amount: Decimal) -> dict:
         mine_hard=Sum("amount", filter=mine & Q(status=BudgetReservation.Status.RESERVED)),
         pending=Sum("amount", filter=held & ~mine))
     after_this = department.budget_total - (department.budget_reserved - (sums["mine_hard"] or 0)) - amount
-    return {"department": department.code, "after_this": after_this,
-            "after_pending": after_this - (sums["pending"] or 0)}
+    after_pending = after_this - (sums["pending"] or 0)
+    return {"department": department.code, "after_this": after_this, "after_pending": after_pending,
+            "over_pending": -after_pending if after_pending < 0 else None}

@@ -8,7 +8,8 @@ WAN = Decimal(10_000)
 
 def ntd(value) -> str:
     """NT$73,500; cents only when there are any (NT$10.30); from 100,000 up also in 萬:
-    NT$1,234,500 (123.45 萬). Nothing known is "—"."""
+    NT$1,234,500 (123.45 萬); a negative sum has its sign first: -NT$198,115 (-19.81 萬).
+    Nothing known is "—"."""
     if value in (None, ""):
         return "—"
     try:
@@ -18,8 +19,9 @@ def ntd(value) -> str:
     if not amount.is_finite():
         return str(value)
     places = 0 if amount == amount.to_integral_value() else 2
-    text = f"NT${amount:,.{places}f}"
-    if abs(amount) >= 100_000:
+    sign, amount = ("-" if amount < 0 else ""), abs(amount)
+    text = f"{sign}NT${amount:,.{places}f}"
+    if amount >= 100_000:
         wan = (amount / WAN).quantize(Decimal("0.01")).normalize()
-        text += f" ({wan:f} 萬)"
+        text += f" ({sign}{wan:f} 萬)"
     return text

@@ -163,3 +163,20 @@ def test_soft__in_a_chain_only_the_last_step_reserves_the_budget(demo, erp, eage
     approve(task, demo["carol"])
     assert eng().budget_reserved == Decimal("3994305")
     assert BudgetReservation.objects.get(task_id=task.pk).status == "reserved"
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", "if every other request waiting for approval is approved too, they would exceed the budget by "
+           "NT$67,595"),
+    ("zh-hant", "若其他等待核准的請購也都核准，將超出預算 NT$67,595")])
+def test_when_everything_pending_would_overspend_the_page_says_so_plainly(demo, dan, erp, eager, language, words):
+    submit(demo["alice"])  # NT$3,994,305 held, waiting for approval
+    Department.objects.filter(code="ENG").update(budget_reserved=Decimal("16000000"))
+    colleague = submit(dan, TWO_LAPTOPS)  # NT$73,290: NT$3,926,710 left after it, NT$67,595 short after alice's
+    approval = Approval.objects.get(task_id=colleague.pk, status="pending")
+    client = Client()
+    client.force_login(demo["bob"])
+    client.cookies["django_language"] = language
+    page = client.get(f"/approvals/{approval.pk}/").content.decode()
+    outlook = page[page.find("data-budget-outlook"):][:600]
+    assert words in outlook and "NT$-" not in page and "NT$3,926,710" in outlook, outlook

@@ -16,3 +16,12 @@ from procurement.money import ntd
 ])
 def test_amounts_read_as_nt_dollars(value, text):
     assert ntd(value) == text
+
+
+@pytest.mark.parametrize("value, text", [
+    ("-198115", "-NT$198,115 (-19.81 萬)"),
+    ("-73500", "-NT$73,500"),
+    ("-10.30", "-NT$10.30"),
+])
+def test_a_negative_sum_has_its_sign_before_the_currency_and_in_the_wan_part(value, text):
+    assert ntd(value) == text
