@@ -83,3 +83,22 @@ def test_the_chat_with_its_request_panel_fits_a_phone(demo, erp, eager, signed_i
     assert_fits_the_phone(alice)
     ARTIFACTS.mkdir(exist_ok=True)
     alice.screenshot(path=str(ARTIFACTS / "approve-chat-390.png"), full_page=True)
+
+
+def test_the_admins_details_on_a_request_fit_the_phone_and_read_in_words(approval, demo, signed_in, live_server):
+    """The event log, ERP receipts and transition table are wide; they scroll inside the panel, and
+    its codes (externally_confirmed, approve_step, ...) read as labels on a zh-Hant page."""
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash, comment="")
+    carol = signed_in("carol", viewport=PHONE)  # an admin
+    carol.select_option("#lang", "zh-hant")
+    expect(carol.locator("html")).to_have_attribute("lang", "zh-hant")
+    carol.goto(f"{live_server.url}/tasks/{approval.task_id}/")
+    carol.get_by_text("詳細資料（管理員）").click()
+    panel = carol.locator("details.internals")
+    expect(panel.get_by_role("table").first).to_be_visible()
+    carol.locator("details.internals details summary").first.click()
+    assert_fits_the_phone(carol)
+    text = panel.inner_text()
+    for code in ("approve_step", "awaiting_approval", "externally_confirmed", "needs_review"):
+        assert code not in text, code
