@@ -28,7 +28,11 @@ class DelegationForm(forms.Form):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
-        self.fields["delegate"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        field = self.fields["delegate"]
+        field.queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        # Offered: active people other than oneself. Oneself stays a valid value so that posting it is
+        # answered with "You cannot delegate to yourself." (delegation_errors), not a bare "invalid choice".
+        field.widget.choices = [(value, name) for value, name in field.choices if str(value) != user.get_username()]
 
     def clean(self):
         data = super().clean()

@@ -1,6 +1,7 @@
 """Delegation (代理人, DESIGN §7, §9, §10): while it runs the delegate decides what is routed to the
 person they stand in for, recorded "dave on behalf of bob"; it does not chain and ends by itself.
 Bad input is refused field by field in the caller's language, and nothing is written."""
+import re
 from datetime import timedelta
 
 import pytest
@@ -128,6 +129,8 @@ def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, langua
     url = reverse("delegations")
     form = client.get(url)
     assert form.status_code == 200 and 'type="date"' in form.content.decode()
+    offered = re.findall(r'<option value="([^"]+)"', form.content.decode())
+    assert "dave" in offered and "bob" not in offered, offered  # not himself
     assert reverse("delegations") in page(demo["bob"], reverse("approval-inbox"))  # linked from the header
     token = client.cookies["csrftoken"].value
     start, end = this_week()
