@@ -22,6 +22,19 @@ def language_of(user) -> str:
     return chosen or settings.LANGUAGE_CODE
 
 
+def user_language_remember(*, user, language: str) -> bool:
+    """Keep `language` as `user`'s language only if they have none saved (the one they read pages
+    or write the chat in, so that notices and mail follow it); a choice made in the header is never
+    overwritten. True when it was saved now."""
+    if language not in dict(settings.LANGUAGES) or not getattr(user, "pk", None):
+        return False
+    _, created = UserPreference.objects.get_or_create(user_id=user.pk, defaults={"language": language})
+    return created
+
+
+CHAT_LANGUAGES = {"zh": "zh-hant", "en": "en"}
+
+
 def user_language_set(*, user, language: str) -> UserPreference:
     preference, _ = UserPreference.objects.update_or_create(user=user, defaults={"language": language})
     return preference
@@ -52,6 +65,7 @@ class UserLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        _remember_page_language(request)  # before the view: signed in by the session, not an API token
         response = self.get_response(request)
         if getattr(request, "language_from_account", False) and request.user.is_authenticated:
             chosen = UserPreference.objects.filter(user=request.user).values_list("language", flat=True).first()
@@ -61,3 +75,21 @@ class UserLanguageMiddleware:
                                     httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
                                     samesite=settings.LANGUAGE_COOKIE_SAMESITE)
         return response
+
+
+SESSION_KEY = "language_kept_for"
+
+
+def _remember_page_language(request) -> None:
+    """A signed-in person without a saved language gets the one their pages are read in, when
+    their browser asked for one (language cookie or Accept-Language), so their notices and mail
+    are written in it too. Once per session: the session remembers it was done, no query after."""
+    user = getattr(request, "user", None)
+    session = getattr(request, "session", None)
+    if user is None or not user.is_authenticated or session is None or session.get(SESSION_KEY) == user.pk:
+        return
+    asked = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) or request.META.get("HTTP_ACCEPT_LANGUAGE")
+    if not asked:
+        return
+    user_language_remember(user=user, language=getattr(request, "LANGUAGE_CODE", ""))
+    session[SESSION_KEY] = user.pk

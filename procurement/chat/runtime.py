@@ -19,6 +19,7 @@ from agentstate.models import Session, Task, Turn
 
 from .. import workflow
 from ..limits import MAX_CHAT_CHARS
+from ..language import CHAT_LANGUAGES, user_language_remember
 from ..quotesheet.chat import sheet_proposal
 from ..selectors.sessions import may_post
 from .brain import Brain, Context, Proposal
@@ -49,9 +50,13 @@ def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> Tu
 
 
 def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
-    text = message_checked(text, lang=conversation_language(session))
+    spoken = conversation_language(session)
+    text = message_checked(text, lang=spoken)
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
+    if not spoken:  # a conversation's first turn: someone who never chose a language gets the one
+        # they write in, for their notices and mail (one look-up per conversation, none per turn)
+        user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
     proposal = sheet_proposal(ctx) or (brain or default_brain()).propose(ctx)
     with transaction.atomic():

@@ -6,6 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agentstate.models import Receipt, Task, TaskEvent
 from procurement import erp, workflow
+from procurement.language import user_language_set
 from procurement.models import Department, PurchaseRequest, RequestLine
 from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
 
@@ -40,6 +41,7 @@ def status_queries(user) -> tuple[int, str]:
 
 def test_a_status_answer_costs_the_same_queries_for_1_and_500_requests(demo):
     alice = demo["alice"]
+    user_language_set(user=alice, language="en")  # else the first conversation also saves her language
     requests_for(alice, 1)
     one, reply = status_queries(alice)
     assert "REQ-2026-00000" in reply and "Laptop × 2" in reply

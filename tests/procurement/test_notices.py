@@ -267,3 +267,61 @@ def test_a_cancel_too_late_tells_alice_the_order_stands_and_sends_the_supplier_t
     assert kinds(demo["alice"]) == ["approved", "needs_review", "po_issued"]
     [order] = [m for m in folder_mails(mail_folder) if m["To"] == supplier]
     assert task.data["purchase_order"]["id"] in order["Subject"]
+
+
+def test_a_requester_who_never_chose_a_language_gets_notices_and_mail_in_the_one_her_browser_reads(
+        demo, erp, eager, mailoutbox):
+    from django.test import Client
+
+    from procurement.models import UserPreference
+
+    alice, bob = demo["alice"], demo["bob"]
+    UserPreference.objects.filter(user=alice).delete()
+    browser = Client(HTTP_ACCEPT_LANGUAGE="zh-TW,zh;q=0.9,en;q=0.5")
+    browser.force_login(alice)
+    assert browser.get("/notices/").status_code == 200
+    assert UserPreference.objects.get(user=alice).language == "zh-hant"
+    task = submit(alice)
+    decide(task, bob, "reject", comment="Use the laptops IT already has")
+    [rejected] = [m for m in mailoutbox if m.to == ["alice@example.com"]]
+    assert "駁回" in rejected.subject and "rejected" not in rejected.body
+    assert "駁回" in Notice.objects.get(recipient=alice).text
+    page = browser.get("/notices/").content.decode()
+    assert "駁回" in page and "rejected your request" not in page
+
+
+def test_an_explicit_language_is_never_replaced_by_the_browsers_and_is_looked_up_once_per_session(demo):
+    from django.db import connection as db
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from procurement.models import UserPreference
+
+    alice, erin = demo["alice"], demo["erin"]
+    user_language_set(user=alice, language="en")
+    browser = Client(HTTP_ACCEPT_LANGUAGE="zh-TW")
+    browser.force_login(alice)
+    browser.get("/notices/")
+    assert UserPreference.objects.get(user=alice).language == "en"
+    UserPreference.objects.filter(user=erin).delete()
+    no_language_asked = Client()  # no cookie, no Accept-Language: the site's default is not a choice
+    no_language_asked.force_login(erin)
+    no_language_asked.get("/notices/")
+    assert not UserPreference.objects.filter(user=erin).exists()
+    browser.get("/notices/")
+    with CaptureQueriesContext(db) as queries:
+        browser.get("/notices/")
+    assert not [q for q in queries.captured_queries if "userpreference" in q["sql"].lower()]
+
+
+def test_writing_the_chat_in_chinese_keeps_chinese_for_someone_who_never_chose(demo):
+    from procurement.chat.runtime import chat_turn
+    from procurement.models import UserPreference
+
+    alice, erin = demo["alice"], demo["erin"]
+    UserPreference.objects.filter(user=alice).delete()
+    chat_turn(session=Session.objects.create(owner=alice), user=alice, text="我想買兩台筆電給新同事")
+    assert UserPreference.objects.get(user=alice).language == "zh-hant"
+    user_language_set(user=erin, language="en")
+    chat_turn(session=Session.objects.create(owner=erin), user=erin, text="我想買兩台筆電給新同事")
+    assert UserPreference.objects.get(user=erin).language == "en"
