@@ -109,7 +109,8 @@ def test_cancel_shows_its_preview_first_then_cancels(in_review, demo, erp):
     preview = client.get(act(in_review, "cancel"), **HX)
     html = preview.content.decode()
     assert preview.status_code == 200 and "What will be undone" in html and "What cannot be undone" in html
-    assert "budget will be released" in html
+    # BUDGET_HOLD=soft: before approval the request holds nothing that blocks anyone, so nothing to release.
+    assert "Nothing to undo." in html and "budget will be released" not in html
     assert Task.objects.get(pk=in_review.pk).state == "needs_review", "a preview changes nothing"
 
     erp.clear_faults()
@@ -153,3 +154,12 @@ def test_the_queue_runs_a_fixed_number_of_queries_however_many_tasks(in_review, 
     assert Task.objects.filter(state="needs_review").count() == 4
     with django_assert_max_num_queries(12):
         client.get(QUEUE)
+
+
+def test_with_hard_holds_the_cancel_preview_says_the_budget_will_be_released(settings, demo, erp, eager):
+    settings.BUDGET_HOLD, settings.BUDGET_HOLD_CAP = "cap", 10_000_000
+    erp.fault(mode="down", path="/requisitions")
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    html = client_for(demo["carol"]).get(act(task, "cancel"), **HX).content.decode()
+    assert "budget will be released" in html and "Nothing to undo." not in html
