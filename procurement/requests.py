@@ -39,10 +39,12 @@ class WaitingOn:
     kind: str
     people: tuple[str, ...]
     since: datetime
+    # (person, their delegate) for each of `people` whose delegation runs today: the delegate may decide too.
+    stand_ins: tuple[tuple[str, str], ...] = ()
 
     def text(self, viewer=None) -> str:
         """In the active language, e.g. "Waiting for bob's approval since 10:32"."""
-        who = pgettext("between names", " or ").join(self.people)
+        who = pgettext("between names", " or ").join(stand_in_words(person, self.stand_ins) for person in self.people)
         when = moment(self.since)
         yours = viewer is not None and self.people == (viewer.get_username(),)
         if self.kind == APPROVAL:
@@ -109,9 +111,39 @@ class RequestNow:
         return self.state not in workflow.TERMINAL
 
 
-def request_now(task: Task) -> RequestNow:
+def stand_in_words(person: str, stand_ins) -> str:
+    """「bob（代理人 dave）」 / "bob (or dave, standing in)" while bob's delegation to dave runs."""
+    delegates = [delegate for delegator, delegate in stand_ins if delegator == person]
+    if not delegates:
+        return person
+    return _("%(person)s (or %(delegate)s, standing in)") % {
+        "person": person, "delegate": pgettext("between names", " or ").join(delegates)}
+
+
+def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:
+    """(delegator, delegate) for each running delegation of these people (one query; none for nobody)."""
+    from .policy.models import Delegation
+
+    if not usernames:
+        return ()
+    return tuple(Delegation.objects.active().filter(delegator__username__in=set(usernames))
+                 .order_by("delegator__username", "delegate__username")
+                 .values_list("delegator__username", "delegate__username"))
+
+
+def stand_ins_for(tasks) -> tuple[tuple[str, str], ...]:
+    """The running delegations of everyone a page of tasks waits on for approval, in one query
+    (pass to `request_now` so a list costs the same however long it is)."""
+    people = [name for task in tasks if task.state == workflow.AWAITING_APPROVAL
+              for a in task.approvals.all() if a.status == Approval.Status.PENDING
+              for name in (a.rule or {}).get("usernames") or ()]
+    return active_stand_ins(people)
+
+
+def request_now(task: Task, stand_ins=None) -> RequestNow:
     """The request as it stands now. Reads `task.purchase_request` (with its lines) and
-    `task.approvals`; prefetch them (see `REQUEST_READS`) when reading many."""
+    `task.approvals`; prefetch them (see `REQUEST_READS`) when reading many, and pass
+    `stand_ins_for(tasks)` then too."""
     request = _request_of(task)
     draft = task.data.get("draft") or {}
     award = task.data.get("award") or {}
@@ -125,7 +157,7 @@ def request_now(task: Task) -> RequestNow:
         subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")), total=_money(award.get("total")),
         budget=request.budget if request else _money(draft.get("budget")),
         justification=request.justification if request else (draft.get("justification") or ""),
-        waiting_on=_waiting_on(task, approvals), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
+        waiting_on=_waiting_on(task, approvals, stand_ins), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
         question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at)
 
 
@@ -175,14 +207,17 @@ def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:
     return tuple(Line(line.get("description") or "", line.get("quantity")) for line in draft.get("lines") or [])
 
 
-def _waiting_on(task: Task, approvals: list) -> WaitingOn | None:
+def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None:
     state, since = task.state, task.updated_at
     if state in workflow.TERMINAL:
         return None
     if state == workflow.AWAITING_APPROVAL:
         pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)
         if pending is not None:
-            return WaitingOn(APPROVAL, tuple(pending.rule.get("usernames") or ()), pending.created_at)
+            people = tuple(pending.rule.get("usernames") or ())
+            stand_ins = active_stand_ins(people) if stand_ins is None else stand_ins
+            return WaitingOn(APPROVAL, people, pending.created_at,
+                             tuple(pair for pair in stand_ins if pair[0] in people))
     requester = (task.initiator.get_username(),)
     kinds = {workflow.AWAITING_INPUT: (ANSWER, requester), workflow.DRAFT: (CONFIRMATION, requester),
              workflow.SUBMITTED: (ERP, ()), workflow.NEEDS_REVIEW: (REVIEW, ())}

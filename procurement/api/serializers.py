@@ -153,7 +153,7 @@ class WaitingOnSerializer(serializers.Serializer):
 def now_of(task) -> RequestNow:
     """request_now, read once per task however many fields ask."""
     if "_request_now" not in task.__dict__:
-        task.__dict__["_request_now"] = request_now(task)
+        task.__dict__["_request_now"] = request_now(task, task.__dict__.get("_stand_ins"))
     return task.__dict__["_request_now"]
 
 

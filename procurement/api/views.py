@@ -14,7 +14,7 @@ from agentstate.models import Session
 from .. import selectors, services
 from ..selectors import grants
 from ..language import language_of
-from ..requests import request_now, requests_of
+from ..requests import request_now, requests_of, stand_ins_for
 from .serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,
@@ -82,6 +82,9 @@ class TaskListView(ApiView):
     @extend_schema(responses=TaskSummarySerializer(many=True))
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
+        stand_ins = stand_ins_for(page)  # one query for the whole page, not one per task
+        for task in page:
+            task.__dict__["_stand_ins"] = stand_ins
         return self.get_paginated_response(TaskSummarySerializer(page, many=True).data)
 
     @extend_schema(request=TaskCreateSerializer, responses={201: TaskDetailSerializer})
@@ -169,7 +172,9 @@ class RequestListView(ApiView):
     @extend_schema(parameters=[RequestFilterSerializer], responses=RequestSerializer(many=True))
     def get(self, request):
         with translation.override(caller_language(request)):
-            page = [request_now(task) for task in self.paginate_queryset(self.get_queryset())]
+            tasks = self.paginate_queryset(self.get_queryset())
+            stand_ins = stand_ins_for(tasks)
+            page = [request_now(task, stand_ins) for task in tasks]
             return self.get_paginated_response(RequestSerializer(page, many=True, context={"request": request}).data)
 
 

@@ -21,6 +21,7 @@ from ..budget import budget_outlook
 from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
 from ..policy.words import chain_lines
+from ..requests import active_stand_ins
 from ..sentences import refusal
 from . import inbox as inbox_rows
 
@@ -101,7 +102,9 @@ def chain_context(user, approval) -> dict:
     amounts = rule.get("policy_amounts")
     # The rule in words (its department and amounts), not its name: admins name rules in one language.
     words = (f"{rule.get('department', '')} · {amount_words(amounts)}" if amounts else "")
-    return {"chain": chain_lines(approval), "policy_version": rule.get("policy_version"),
+    current = approval.chain[approval.step] if approval.chain and approval.status == "pending" else {}
+    stand_ins = active_stand_ins(current.get("usernames", []))
+    return {"chain": chain_lines(approval, stand_ins), "policy_version": rule.get("policy_version"),
             "policy_rule": words, "acting_for": acting_for}
 
 

@@ -9,7 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError
 
 from .. import services
-from ..requests import ALL, FINISHED, OPEN, request_now, requests_of
+from ..requests import ALL, FINISHED, OPEN, request_now, requests_of, stand_ins_for
 from .context import Nav
 from .request_forms import HomeFilterForm, NewRequestForm, line_formset
 
@@ -33,7 +33,8 @@ def my_requests(request):
     wanted = filters.cleaned_data if filters.is_valid() else {}
     show = wanted.get("show") or ALL
     page = Paginator(requests_of(request.user, show), PAGE_SIZE).get_page(wanted.get("page") or 1)
-    rows = [request_now(task) for task in page]
+    stand_ins = stand_ins_for(page)
+    rows = [request_now(task, stand_ins) for task in page]
     context = {"rows": rows, "page": page, "show": show, "tabs": TABS,
                # Poll while anything listed can still move without her doing something.
                "live": any(row.is_open for row in rows)}

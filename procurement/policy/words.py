@@ -1,5 +1,7 @@
 """An approval's chain in words, in the reader's language: who decides each step, its status,
 and each decision ("dave approved on behalf of bob, 2026-11-30 10:02" /「dave 代 bob 核准」)."""
+from dataclasses import replace
+
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -46,10 +48,15 @@ def decision_words(decision: Decision) -> str:
     return sentence.get(decision.decision, "%(who)s, %(when)s") % parts
 
 
-def chain_lines(approval) -> list[dict]:
-    """The chain as the page shows it: one entry per step, current step marked."""
+def chain_lines(approval, stand_ins=()) -> list[dict]:
+    """The chain as the page shows it: one entry per step, current step marked; its people read
+    「bob（代理人 dave）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
+    from ..requests import stand_in_words
+
     lines = []
     for step in chain_view(approval):
+        if step.status == "pending" and stand_ins:
+            step = replace(step, people=[stand_in_words(person, stand_ins) for person in step.people])
         extra = []
         if step.offered:
             extra.append(_("Waited too long: also offered to %(people)s.") % {

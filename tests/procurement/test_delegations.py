@@ -142,3 +142,17 @@ def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, langua
     delegation = Delegation.objects.get()
     client.post(reverse("delegation-end", args=[delegation.pk]), {"csrfmiddlewaretoken": token})
     assert not Delegation.objects.exists()
+
+
+@pytest.mark.parametrize("language, waiting, chain", [
+    ("en", "Waiting for approval by bob (or dave, standing in)", "bob (or dave, standing in)"),
+    ("zh-hant", "等待 bob（代理人 dave）", "bob（代理人 dave）")])
+def test_while_bob_is_away_the_requester_and_the_chain_name_dave_standing_in(demo, erp, eager, language, waiting,
+                                                                              chain):
+    task = submit(demo["alice"], SMALL)
+    approval = pending(task)
+    assert delegate(demo["bob"], "dave").status_code == 201
+    task_page = page(demo["alice"], reverse("task-page", args=[task.pk]), language)
+    assert waiting in task_page, re.findall(r'class="waiting">[^<]*', task_page)
+    assert waiting in page(demo["alice"], reverse("my-requests"), language)
+    assert chain in page(demo["bob"], reverse("approval-page", args=[approval.pk]), language)
