@@ -36,7 +36,7 @@ def inbox(request):
     filters = form.filters()
     page = Paginator(selectors.inbox_approvals(request.user, **filters), inbox_rows.PER_PAGE).get_page(
         request.GET.get("page"))
-    context = {"form": form, "filters": filters, "page": page, "rows": inbox_rows.rows(page.object_list),
+    context = {"form": form, "filters": filters, "page": page, "rows": inbox_rows.rows(page.object_list, request.user),
                "departments": list(selectors.inbox_departments(request.user)),
                "tabs": form.fields["tab"].choices}
     template = "procurement/inbox.html#rows" if request.htmx else "procurement/inbox.html"
@@ -49,7 +49,7 @@ def inbox_export(request, fmt):
     if fmt not in ("csv", "xlsx"):
         raise Http404("No such format.")
     filters = inbox_rows.InboxFilter(request.GET).filters()
-    rows = inbox_rows.rows(selectors.inbox_approvals(request.user, **filters)[:inbox_rows.EXPORT_LIMIT])
+    rows = inbox_rows.rows(selectors.inbox_approvals(request.user, **filters)[:inbox_rows.EXPORT_LIMIT], request.user)
     filename = f"approvals-{filters['tab']}-{timezone.localdate():%Y%m%d}"
     return (inbox_rows.export_csv if fmt == "csv" else inbox_rows.export_xlsx)(rows, filename)
 

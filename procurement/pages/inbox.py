@@ -78,13 +78,31 @@ def route_words(reason: dict) -> str:
     return ""
 
 
-def rows(approvals) -> list[Row]:
+def rows(approvals, viewer=None) -> list[Row]:
+    """`viewer`: whose inbox it is; an approval they decide as someone's delegate says so (one query)."""
     approvals = list(approvals)
     limits = selectors.manager_limits(approvals)
-    return [_row(approval, limits) for approval in approvals]
+    stands_in_for = set()
+    if viewer is not None and approvals:
+        from ..policy.models import Delegation
+
+        stands_in_for = set(Delegation.objects.active().filter(delegate=viewer)
+                            .values_list("delegator__username", flat=True))
+    return [_row(approval, limits, viewer, stands_in_for) for approval in approvals]
 
 
-def _row(approval, limits) -> Row:
+def _behalf(approval, viewer, stands_in_for) -> list[str]:
+    """The people this approval waits on whom `viewer` stands in for (not when it is theirs in person)."""
+    if not stands_in_for or approval.status != "pending":
+        return []
+    step = approval.chain[approval.step] if approval.chain else {}
+    people = step.get("usernames") or (approval.rule or {}).get("usernames") or []
+    if viewer.get_username() in people:
+        return []
+    return sorted(stands_in_for & set(people))
+
+
+def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
     task = approval.task
     request = getattr(task, "purchase_request", None)
     data = task.data or {}
@@ -94,10 +112,18 @@ def _row(approval, limits) -> Row:
         department=request.department.name if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),
         status=approval.status, created_at=approval.created_at, expires_at=approval.expires_at,
-        reason=route_words(selectors.approval_route_reason(approval, limits)),
+        reason=_reason(route_words(selectors.approval_route_reason(approval, limits)),
+                       _behalf(approval, viewer, stands_in_for)),
         decided_by=approval.decided_by.get_username() if approval.decided_by else "",
         decided_at=approval.decided_at, comment=approval.comment,
         po_number=(data.get("purchase_order") or {}).get("id", "") if approval.status == "approved" else "")
+
+
+def _reason(words: str, behalf: list[str]) -> str:
+    if not behalf:
+        return words
+    on_behalf = _("you decide on behalf of %(people)s") % {"people": ", ".join(behalf)}
+    return f"{words} · {on_behalf}" if words else on_behalf
 
 
 # -- exports -------------------------------------------------------------------------------

@@ -156,3 +156,12 @@ def test_while_bob_is_away_the_requester_and_the_chain_name_dave_standing_in(dem
     assert waiting in task_page, re.findall(r'class="waiting">[^<]*', task_page)
     assert waiting in page(demo["alice"], reverse("my-requests"), language)
     assert chain in page(demo["bob"], reverse("approval-page", args=[approval.pk]), language)
+
+
+@pytest.mark.parametrize("language, words", [("en", "you decide on behalf of bob"), ("zh-hant", "您代 bob 簽核")])
+def test_daves_inbox_row_says_he_decides_on_behalf_of_bob(demo, erp, eager, language, words):
+    submit(demo["alice"], SMALL)
+    assert words not in page(demo["dave"], reverse("approval-inbox"), language)
+    assert delegate(demo["bob"], "dave").status_code == 201
+    assert words in page(demo["dave"], reverse("approval-inbox"), language)
+    assert words not in page(demo["bob"], reverse("approval-inbox"), language)  # his own, in person
