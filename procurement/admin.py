@@ -181,6 +181,11 @@ class TaskAdmin(EngineTaskAdmin):
         extra = {"external_id": form.cleaned_data["external_id"]} if record else {}
         for task in tasks:
             seen = _seen_version(request, task)
+            if seen is None:
+                self.message_user(request, _("%(task)s: the confirmation page did not say which version you saw; "
+                                             "nothing was done. Choose the action again.") % {"task": task.pk},
+                                  messages.ERROR)
+                continue
             try:
                 _after, said = service(user=request.user, task_id=task.pk, expected_version=seen,
                                        reason=form.cleaned_data["reason"], **extra)
@@ -190,12 +195,13 @@ class TaskAdmin(EngineTaskAdmin):
         return None
 
 
-def _seen_version(request, task) -> int:
-    """The version the confirmation page showed; a task that moved since is refused (409) by the service."""
+def _seen_version(request, task) -> int | None:
+    """The version the confirmation page showed (a task that moved since is refused by the service);
+    None when the post does not say, so the click is never bound to a version nobody saw."""
     try:
         return int(request.POST.get(f"version-{task.pk}", ""))
     except ValueError:
-        return task.version
+        return None
 
 
 User = get_user_model()

@@ -117,3 +117,13 @@ def test_carol_still_cannot_write_a_state_in_the_task_form(carol, demo, erp, eag
     response = carol.post(url, {"state": "externally_confirmed", "version": 99, "data": "{}"})
     assert response.status_code == 403
     assert (fresh(task).state, fresh(task).version) == ("needs_review", task.version)
+
+
+def test_a_confirmation_without_the_version_seen_moves_nothing(carol, demo, erp, eager):
+    task = in_review(demo, erp, mode="down")
+
+    done = choose(carol, "review_retry", task, apply="1", reason=WHY)
+
+    assert done.status_code == 302
+    assert (fresh(task).state, fresh(task).version) == ("needs_review", task.version)
+    assert not TaskEvent.objects.filter(task_id=task.pk, event="retry").exists()
