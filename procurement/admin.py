@@ -89,19 +89,48 @@ class ReasonForm(forms.Form):
                              widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class SeenVersionField(forms.IntegerField):
+    """One chosen task's version as the confirmation page showed it, posted back hidden. Shown again,
+    the page carries the version it lists now, never what an earlier page posted."""
+    widget = forms.HiddenInput
+
+    def __init__(self, task):
+        refused = _("%(task)s: the confirmation page did not say which version you saw; nothing was done. "
+                    "Choose the action again.") % {"task": task.pk}
+        super().__init__(initial=task.version, error_messages={"required": refused, "invalid": refused})
+
+    def bound_data(self, data, initial):
+        return initial
+
+
 class ReviewReasonForm(forms.Form):
-    """The intermediate page of a work-queue action: why, and for a recorded outcome the ERP reference."""
+    """The intermediate page of a work-queue action: why, for a recorded outcome the ERP reference,
+    and, hidden, the version of each chosen task the page showed (the service refuses one that moved)."""
     reason = forms.CharField(label=gettext_lazy("Why"), max_length=review.MAX_REASON,
                              widget=forms.Textarea(attrs={"rows": 2}))
     external_id = forms.CharField(label=gettext_lazy("ERP reference you looked up"),
                                   max_length=review.MAX_EXTERNAL_ID, required=False)
 
-    def __init__(self, *args, needs_external_id: bool = False, **kwargs):
+    def __init__(self, *args, tasks=(), needs_external_id: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         if not needs_external_id:
             del self.fields["external_id"]
         else:
             self.fields["external_id"].required = True
+        self.version_fields = {task.pk: f"version-{task.pk}" for task in tasks}
+        for task in tasks:
+            self.fields[self.version_fields[task.pk]] = SeenVersionField(task)
+
+    def asks_again(self) -> bool:
+        """Not yet answered, or the reason (or reference) is wrong: the page is shown (again)."""
+        return not self.is_bound or any(name in self.errors for name in ("reason", "external_id"))
+
+    def version_refusals(self) -> list[str]:
+        """Why the confirmation is refused as a whole: a task whose version the post does not say."""
+        return [message for name in self.version_fields.values() for message in self.errors.get(name, [])]
+
+    def seen_version(self, task) -> int:
+        return self.cleaned_data[self.version_fields[task.pk]]
 
 
 # The work queue's actions (procurement/review.py), offered on tasks in needs_review.
@@ -172,35 +201,25 @@ class TaskAdmin(EngineTaskAdmin):
             self.message_user(request, _("Record an outcome one task at a time: each has its own ERP reference."),
                               messages.ERROR)
             return None
-        form = ReviewReasonForm(request.POST if "apply" in request.POST else None, needs_external_id=record)
-        if not form.is_valid():
+        form = ReviewReasonForm(request.POST if "apply" in request.POST else None, tasks=tasks,
+                                needs_external_id=record)
+        if form.asks_again():
             return TemplateResponse(request, "admin/agentstate/task/review_action.html", {
                 **self.admin_site.each_context(request), "title": title, "consequence": consequence,
                 "tasks": tasks, "form": form, "action": action, "opts": self.model._meta,
                 "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
+        if refusals := form.version_refusals():  # never bound to a version nobody saw
+            for refusal in refusals:
+                self.message_user(request, refusal, messages.ERROR)
+            return None
         extra = {"external_id": form.cleaned_data["external_id"]} if record else {}
         for task in tasks:
-            seen = _seen_version(request, task)
-            if seen is None:
-                self.message_user(request, _("%(task)s: the confirmation page did not say which version you saw; "
-                                             "nothing was done. Choose the action again.") % {"task": task.pk},
-                                  messages.ERROR)
-                continue
             try:
-                _after, said = service(user=request.user, task_id=task.pk, expected_version=seen,
+                _after, said = service(user=request.user, task_id=task.pk, expected_version=form.seen_version(task),
                                        reason=form.cleaned_data["reason"], **extra)
                 self.message_user(request, f"{task.pk}: {said}")
             except DomainError as refused:
                 self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
-        return None
-
-
-def _seen_version(request, task) -> int | None:
-    """The version the confirmation page showed (a task that moved since is refused by the service);
-    None when the post does not say, so the click is never bound to a version nobody saw."""
-    try:
-        return int(request.POST.get(f"version-{task.pk}", ""))
-    except ValueError:
         return None
 
 

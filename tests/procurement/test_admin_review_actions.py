@@ -119,11 +119,46 @@ def test_carol_still_cannot_write_a_state_in_the_task_form(carol, demo, erp, eag
     assert (fresh(task).state, fresh(task).version) == ("needs_review", task.version)
 
 
-def test_a_confirmation_without_the_version_seen_moves_nothing(carol, demo, erp, eager):
+@pytest.mark.parametrize("version", [None, "", "three"])
+@pytest.mark.parametrize("language, words", [("en", "the confirmation page did not say which version you saw"),
+                                             ("zh-hant", "確認頁沒有帶出您看到的版本")])
+def test_a_confirmation_without_a_whole_version_is_refused_in_the_readers_language_and_moves_nothing(
+        carol, demo, erp, eager, version, language, words):
     task = in_review(demo, erp, mode="down")
+    posted = {} if version is None else {f"version-{task.pk}": version}
 
-    done = choose(carol, "review_retry", task, apply="1", reason=WHY)
+    carol.cookies["django_language"] = language
+
+    done = choose(carol, "review_retry", task, apply="1", reason=WHY, **posted)
 
     assert done.status_code == 302
     assert (fresh(task).state, fresh(task).version) == ("needs_review", task.version)
     assert not TaskEvent.objects.filter(task_id=task.pk, event="retry").exists()
+    shown = [str(m) for m in done.wsgi_request._messages]
+    assert len(shown) == 1 and shown[0].startswith(str(task.pk)) and words in shown[0], shown
+
+
+def test_the_page_shown_again_carries_the_version_it_lists_and_confirming_it_moves_the_task(carol, demo, erp,
+                                                                                           eager):
+    task = in_review(demo, erp, mode="down")
+
+    again = apply(carol, "review_retry", task, version=task.version - 1)  # no reason: asked again
+
+    page = again.content.decode()
+    assert again.status_code == 200 and 'name="reason"' in page
+    assert f'name="version-{task.pk}" value="{task.version}"' in page, "the version listed, not the one posted"
+    done = apply(carol, "review_retry", task, version=task.version, reason=WHY)
+    assert done.status_code == 302 and last_event(task).event == "retry"
+
+
+def test_one_task_without_its_version_refuses_the_whole_confirmation(carol, demo, erp, eager):
+    first, second = in_review(demo, erp, mode="down"), in_review(demo, erp, mode="down")
+
+    done = carol.post(CHANGELIST, {"action": "review_retry", "_selected_action": [first.pk, second.pk], "apply": "1",
+                                   "reason": WHY, f"version-{first.pk}": first.version})
+
+    assert done.status_code == 302
+    assert [(fresh(t).state, fresh(t).version) for t in (first, second)] == [
+        ("needs_review", first.version), ("needs_review", second.version)]
+    shown = [str(m) for m in done.wsgi_request._messages]
+    assert len(shown) == 1 and str(second.pk) in shown[0], shown
