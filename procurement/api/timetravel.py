@@ -37,6 +37,10 @@ class ForkInputSerializer(CheckpointInputSerializer):
     lines = LineInputSerializer(many=True, allow_empty=False, max_length=MAX_LINES, required=False)
     supplier = serializers.CharField(max_length=200, required=False, allow_blank=True)
 
+    def validate_lines(self, lines) -> list[dict]:
+        # A fork changes what is bought and how many; its prices come from the quotes again.
+        return [{"description": line["description"], "quantity": line["quantity"]} for line in lines]
+
 
 class EffectSerializer(serializers.Serializer):
     operation = serializers.CharField()
@@ -81,62 +85,66 @@ class CheckpointListView(ApiView):
         return self.get_paginated_response(CheckpointSerializer(page, many=True).data)
 
 
-class ReplayView(ApiView):
+# The shape replay, rewind, fork, pause and resume share. (Comments, not docstrings, on these views:
+# a view's docstring becomes its operation's description in the published schema.)
+class TravelView(ApiView):
+
+    def travel(self, request, pk, service, input_class=None, *, admins_only=True):
+        """1. Replay, rewind and fork are for admins: 404 for a task the caller may not see, else 403
+        with the reason, before the input is read; 2. the input (400 with what is wrong), whose fields
+        are the service's arguments; 3. one service of procurement.timetravel: what it returns."""
+        if admins_only:
+            selectors.task_to_travel(request.user, pk)
+        data = self.parsed(input_class, request.data) if input_class else {}
+        return service(user=request.user, task_id=pk, **data)
+
+
+def _rewind(*, user, task_id, checkpoint, confirm=False, version=None):
+    """Unconfirmed, the list of what a rewind would undo (nothing changes); confirmed, the rewind."""
+    if not confirm:
+        return False, timetravel.task_rewind_preview(user=user, task_id=task_id, checkpoint=checkpoint)
+    return True, timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version)
+
+
+class ReplayView(TravelView):
     serializer_class = ReplaySerializer
 
     @extend_schema(parameters=[ID], request=CheckpointInputSerializer, responses=ReplaySerializer)
     def post(self, request, pk):
-        selectors.task_to_travel(request.user, pk)
-        checkpoint = self.parsed(CheckpointInputSerializer, request.data)["checkpoint"]
-        replay = timetravel.task_replay(user=request.user, task_id=pk, checkpoint=checkpoint)
+        replay = self.travel(request, pk, timetravel.task_replay, CheckpointInputSerializer)
         return Response(ReplaySerializer(replay).data)
 
 
-class RewindView(ApiView):
+class RewindView(TravelView):
     serializer_class = TaskDetailSerializer
 
     @extend_schema(parameters=[ID], request=RewindInputSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, pk):
-        selectors.task_to_travel(request.user, pk)
-        data = self.parsed(RewindInputSerializer, request.data)
-        if not data["confirm"]:
-            plan = timetravel.task_rewind_preview(user=request.user, task_id=pk, checkpoint=data["checkpoint"])
-            return Response({"checkpoint": plan.checkpoint.id, "version": plan.task.version,
-                             "effects": EffectSerializer(plan.effects, many=True).data})
-        plan = timetravel.task_rewind(user=request.user, task_id=pk, checkpoint=data["checkpoint"],
-                                      expected_version=data.get("version"))
-        return Response({**task_body(request, plan.task.pk), "effects": EffectSerializer(plan.effects, many=True).data})
+        done, plan = self.travel(request, pk, _rewind, RewindInputSerializer)
+        effects = EffectSerializer(plan.effects, many=True).data
+        if not done:
+            return Response({"checkpoint": plan.checkpoint.id, "version": plan.task.version, "effects": effects})
+        return Response({**task_body(request, plan.task.pk), "effects": effects})
 
 
-class ForkView(ApiView):
+class ForkView(TravelView):
     serializer_class = TaskDetailSerializer
 
     @extend_schema(parameters=[ID], request=ForkInputSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, pk):
-        selectors.task_to_travel(request.user, pk)
-        data = self.parsed(ForkInputSerializer, request.data)
-        lines = [{"description": line["description"], "quantity": line["quantity"]} for line in data.get("lines") or []]
-        fork = timetravel.task_fork(user=request.user, task_id=pk, checkpoint=data["checkpoint"], lines=lines,
-                                    supplier=data.get("supplier") or None)
+        fork = self.travel(request, pk, timetravel.task_fork, ForkInputSerializer)
         return Response({**task_body(request, fork.pk), "forked_from": fork.data["forked_from"]},
                         status=status.HTTP_201_CREATED)
 
 
-class ResumeView(ApiView):
+# Pause and resume: no input; each service says who may; the answer is the task as it is now.
+class TaskMoveView(TravelView):
     serializer_class = TaskDetailSerializer
+    service = None  # set per URL
 
     @extend_schema(parameters=[ID], request=None, responses=TaskDetailSerializer)
     def post(self, request, pk):
-        task = timetravel.task_resume(user=request.user, task_id=pk)
-        return Response(task_body(request, task.pk))
-
-
-class PauseView(ApiView):
-    serializer_class = TaskDetailSerializer
-
-    @extend_schema(parameters=[ID], request=None, responses=TaskDetailSerializer)
-    def post(self, request, pk):
-        task = timetravel.task_pause(user=request.user, task_id=pk)
+        task = self.travel(request, pk, self.service, admins_only=False)
         return Response(task_body(request, task.pk))
 
 
@@ -145,6 +153,6 @@ urlpatterns = [
     path("tasks/<str:pk>/replay/", ReplayView.as_view(), name="task-replay"),
     path("tasks/<str:pk>/rewind/", RewindView.as_view(), name="task-rewind"),
     path("tasks/<str:pk>/fork/", ForkView.as_view(), name="task-fork"),
-    path("tasks/<str:pk>/resume/", ResumeView.as_view(), name="task-resume"),
-    path("tasks/<str:pk>/pause/", PauseView.as_view(), name="task-pause"),
+    path("tasks/<str:pk>/resume/", TaskMoveView.as_view(service=timetravel.task_resume), name="task-resume"),
+    path("tasks/<str:pk>/pause/", TaskMoveView.as_view(service=timetravel.task_pause), name="task-pause"),
 ]

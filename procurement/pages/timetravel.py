@@ -94,77 +94,77 @@ def _task(request, task_id):
     return visible(request.user, task_id)
 
 
-@login_required
-@require_POST
-def task_replay(request, task_id):
+def _travel(request, task_id, service, form_class=None, *, admins_only=True, answer=None):
+    """Every button of the panel in one shape:
+    1. the task as this person may see it (404 otherwise);
+    2. replay, rewind and fork are for admins: refused with the reason before the form is read;
+    3. the form (400 with what is wrong), whose fields are the service's arguments;
+    4. one service; a refusal is shown on the request page with its status, and `answer` turns what
+       the service returns into the response (by default, the request page afresh)."""
     task = _task(request, task_id)
-    if not selectors.may_travel(request.user, task):
+    if admins_only and not selectors.may_travel(request.user, task):
         return _refused(request, task, _not_admin())
-    form = CheckpointForm(request.POST)
-    if not form.is_valid():
+    form = form_class(request.POST) if form_class else None
+    if form is not None and not form.is_valid():
         return _invalid(request, task, form)
     try:
-        replay = timetravel.task_replay(user=request.user, task_id=task.pk, checkpoint=form.cleaned_data["checkpoint"])
+        done = service(user=request.user, task_id=task.pk, **(form.cleaned_data if form else {}))
     except DomainError as exc:
         return _refused(request, task, exc)
-    return _page(request, task, replay=replay, picked=replay.checkpoint.id)
+    return (answer or _to_task_page)(request, task, done)
 
 
-@login_required
-@require_POST
-def task_rewind(request, task_id):
-    task = _task(request, task_id)
-    if not selectors.may_travel(request.user, task):
-        return _refused(request, task, _not_admin())
-    form = RewindForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, task, form)
-    data = form.cleaned_data
-    try:
-        if not data["confirm"]:
-            plan = timetravel.task_rewind_preview(user=request.user, task_id=task.pk, checkpoint=data["checkpoint"])
-            return _page(request, task, rewind_plan=plan, picked=plan.checkpoint.id)
-        timetravel.task_rewind(user=request.user, task_id=task.pk, checkpoint=data["checkpoint"],
-                               expected_version=data["version"])
-    except DomainError as exc:
-        return _refused(request, task, exc)
+def _to_task_page(request, task, done):
     return redirect("task-page", task.pk)
 
 
-@login_required
-@require_POST
-def task_fork(request, task_id):
-    task = _task(request, task_id)
-    if not selectors.may_travel(request.user, task):
-        return _refused(request, task, _not_admin())
-    form = ForkForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, task, form)
-    try:
-        fork = timetravel.task_fork(user=request.user, task_id=task.pk, checkpoint=form.cleaned_data["checkpoint"],
-                                    supplier=form.cleaned_data["supplier"] or None)
-    except DomainError as exc:
-        return _refused(request, task, exc)
+def _replay_shown(request, task, replay):
+    return _page(request, task, replay=replay, picked=replay.checkpoint.id)
+
+
+def _rewind(*, user, task_id, checkpoint, confirm, version):
+    """Unconfirmed, the list of what a rewind would undo (nothing changes); confirmed, the rewind."""
+    if not confirm:
+        return timetravel.task_rewind_preview(user=user, task_id=task_id, checkpoint=checkpoint)
+    timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version)
+    return None
+
+
+def _rewind_shown(request, task, plan):
+    if plan is None:
+        return _to_task_page(request, task, plan)
+    return _page(request, task, rewind_plan=plan, picked=plan.checkpoint.id)
+
+
+def _to_fork(request, task, fork):
     return redirect("task-page", fork.pk)
 
 
 @login_required
 @require_POST
+def task_replay(request, task_id):
+    return _travel(request, task_id, timetravel.task_replay, CheckpointForm, answer=_replay_shown)
+
+
+@login_required
+@require_POST
+def task_rewind(request, task_id):
+    return _travel(request, task_id, _rewind, RewindForm, answer=_rewind_shown)
+
+
+@login_required
+@require_POST
+def task_fork(request, task_id):
+    return _travel(request, task_id, timetravel.task_fork, ForkForm, answer=_to_fork)
+
+
+@login_required
+@require_POST
 def task_pause(request, task_id):
-    task = _task(request, task_id)
-    try:
-        timetravel.task_pause(user=request.user, task_id=task.pk)
-    except DomainError as exc:
-        return _refused(request, task, exc)
-    return redirect("task-page", task.pk)
+    return _travel(request, task_id, timetravel.task_pause, admins_only=False)
 
 
 @login_required
 @require_POST
 def task_resume(request, task_id):
-    task = _task(request, task_id)
-    try:
-        timetravel.task_resume(user=request.user, task_id=task.pk)
-    except DomainError as exc:
-        return _refused(request, task, exc)
-    return redirect("task-page", task.pk)
+    return _travel(request, task_id, timetravel.task_resume, admins_only=False)

@@ -81,6 +81,17 @@ def test_rewind_shows_the_cancellation_first_and_changes_nothing_until_confirmed
     assert "Rewound to an earlier checkpoint" in page_text(demo["carol"], waiting)
 
 
+def test_a_confirmed_rewind_for_a_version_that_moved_on_is_refused_on_the_page_and_undoes_nothing(waiting, demo,
+                                                                                                   erp):
+    refused = post(demo["carol"], waiting, "task-rewind", {"checkpoint": point(waiting), "confirm": "on",
+                                                           "version": waiting.version - 1})
+
+    assert refused.status_code == 409
+    assert "changed since you looked" in visible_text(refused.content.decode())
+    assert Task.objects.get(pk=waiting.pk).version == waiting.version
+    assert "cancelled" not in [r["status"] for r in erp.requisitions()]
+
+
 def test_replay_shows_would_call_beside_what_happened_and_the_erp_hears_nothing(waiting, demo, erp):
     count = erp.stats()["requests"]
 
