@@ -29,6 +29,8 @@ def manage(*args):
 
 
 def wait_http(url: str, seconds: float = 30) -> bool:
+    """True once `url` answers with a success, False after `seconds` (tests/test_make_run.py waits
+    with it too: importing this module must start nothing, main() runs only as a script)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:

@@ -5,8 +5,9 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+
+from scripts.run import wait_http
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT, ERP_PORT = 8011, 8012  # this checkout's own ports (TEAM.md range)
@@ -33,17 +34,6 @@ def descendants(root: int) -> set[int]:
     return found
 
 
-def up(url: str, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=1):
-                return True
-        except Exception:
-            time.sleep(0.5)
-    return False
-
-
 def test_sigterm_to_make_run_stops_every_child(tmp_path):
     env = {key: value for key, value in os.environ.items()
            if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "ERP_URL", "SITE_URL", "DJANGO_SETTINGS_MODULE")}
@@ -53,7 +43,8 @@ def test_sigterm_to_make_run_stops_every_child(tmp_path):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     started = set()
     try:
-        assert up(f"http://127.0.0.1:{PORT}/healthz", 240), run.stdout.read1().decode() if run.poll() else "no web"
+        came_up = wait_http(f"http://127.0.0.1:{PORT}/healthz", 240)
+        assert came_up, run.stdout.read1().decode() if run.poll() else "no web"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the worker's two pool processes too
             started = descendants(run.pid)
