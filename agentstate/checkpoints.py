@@ -11,7 +11,6 @@ task (`checkpoint.refused`); nothing from a refused checkpoint is returned.
 """
 import dataclasses
 import hashlib
-import json
 
 from django.db import transaction
 
@@ -68,7 +67,7 @@ def _verified_link(link: dict, tenant: str) -> dict:
     if hashlib.sha256(body.encode()).hexdigest() != link["checksum"]:
         raise CheckpointTampered(f"Checkpoint v{version} does not match its checksum: its stored text was changed "
                                  "after it was written; it was not used.", checkpoint=link["id"], version=version)
-    content = json.loads(body)
+    content = sql.loads(body)
     if (content["snapshot"].get("version"), content["tenant"], content["schema_version"]) != (
             version, link["tenant"], link["schema_version"]):
         raise CheckpointTampered(f"Checkpoint v{version} says another version, tenant or schema than its row; "
