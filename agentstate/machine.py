@@ -5,7 +5,6 @@ new state only if the task is still at the version it read (sql.apply_move). Eve
 is a distinct exception naming what was expected and what was found, and writes nothing.
 """
 import hashlib
-import json
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -88,7 +87,7 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
                         "another worker holds this task.", current_version=task.version)
     changes = data or {}
     # A delta may extend the chain only when the newest checkpoint is of the version being left;
-    # the statement still writes the whole state when it is small (sql.DELTA_ABOVE).
+    # otherwise, and every FULL_EVERY checkpoints, the move writes a full one.
     delta_depth = (task.checkpoint_depth + 1 if task.checkpoint_version == task.version
                    and task.checkpoint_depth + 1 < FULL_EVERY else 0)
     new_data = None
@@ -147,7 +146,7 @@ def checkpoint_is_intact(checkpoint) -> bool:
     if isinstance(checkpoint, sql.CheckpointRecord):
         return sql.record_is_intact(checkpoint)
     stored_ok = hashlib.sha256(checkpoint.body.encode()).hexdigest() == checkpoint.checksum
-    if not stored_ok or json.loads(checkpoint.body) != checkpoint.content:
+    if not stored_ok or sql.loads(checkpoint.body) != checkpoint.content:
         return False
     if checkpoint.is_delta:
         record = sql.read_checkpoint(checkpoint.task_id, version=checkpoint.version)

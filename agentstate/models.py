@@ -91,6 +91,11 @@ class Task(models.Model):
     version = models.PositiveIntegerField(default=1)
     step = models.CharField(max_length=60, blank=True, help_text="What runs next.")
     data = models.JSONField(default=dict, blank=True)
+    # The top-level keys the engine's moves set since the last full checkpoint (DESIGN §13): the
+    # task's JSON is `data` with these merged over it. A move of a large state then rewrites this
+    # small column, not the whole `data`; every full checkpoint folds it back into `data`. Loading a
+    # task merges it (from_db), so `task.data` is always the whole JSON; saving writes it folded.
+    data_overlay = models.JSONField(default=dict, blank=True, db_default=models.Value({}, models.JSONField()))
     schema_version = models.PositiveSmallIntegerField(default=1)
     # Lease: claiming does not bump `version`; `lease_token` fences late writers.
     leased_by = models.CharField(max_length=120, blank=True)
@@ -120,6 +125,51 @@ class Task(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.id} [{self.state} v{self.version}]"
+
+    @classmethod
+    def from_db(cls, db, field_names, values, *, fetch_mode=None):
+        task = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
+        fields = task.__dict__
+        if "data" in fields and "data_overlay" in fields:
+            task.data, task.data_overlay = fold(task.data, task.data_overlay), {}
+        return task
+
+    def refresh_from_db(self, using=None, fields=None, from_queryset=None):
+        # The JSON is only whole with its overlay: loading one loads both.
+        if fields is not None and ("data" in fields or "data_overlay" in fields):
+            fields = {*fields, "data", "data_overlay"}
+        super().refresh_from_db(using=using, fields=fields, from_queryset=from_queryset)
+
+    def save(self, *args, **kwargs):
+        # `data` is written whole (from_db folded the overlay into it), so the stored overlay is
+        # cleared with it; a save that leaves `data` out leaves the overlay as it is.
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "data" in update_fields:
+            self.data, self.data_overlay = fold(self.data, self.data_overlay), {}
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "data_overlay"}
+        super().save(*args, **kwargs)
+
+
+def fold(data, overlay):
+    """The task's whole JSON: `overlay`'s top-level keys over `data` (PostgreSQL's jsonb `||`)."""
+    return {**data, **overlay} if overlay else data
+
+
+class MergedData(models.Func):
+    """`data` with its overlay merged, as an expression for queries that read the JSON without
+    loading tasks (.values(), .update()). Elsewhere than PostgreSQL the engine never writes the
+    overlay (sql._apply_orm writes `data` whole), so `data` alone is the JSON."""
+    output_field = models.JSONField()
+
+    def __init__(self, prefix=""):
+        super().__init__(models.F(prefix + "data"), models.F(prefix + "data_overlay"))
+
+    def as_sql(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, template="(%(expressions)s)", arg_joiner=" || ", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return compiler.compile(self.source_expressions[0])
 
 
 class TaskEvent(AppendOnlyModel):

@@ -333,7 +333,7 @@ def _sandbox(task: Task, record, hooks, recorder: Recorder) -> list[ReplayStep]:
         state, cursor = snapshot.get("state", task.state), record.cursor
         # The engine puts the row back to the checkpoint inside this transaction only: it is rolled
         # back below, so the change guard's commit-time check never sees it.
-        Task.objects.filter(pk=task.pk).update(state=state, step=cursor, data=snapshot["data"],
+        Task.objects.filter(pk=task.pk).update(state=state, step=cursor, data=snapshot["data"], data_overlay={},
                                                runnable=state in kind.runnable and bool(cursor))
         Receipt.objects.filter(task_id=task.pk, created_at__gt=record.created_at).delete()
         hooks.replay_prepare(task, record)

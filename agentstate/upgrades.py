@@ -28,7 +28,8 @@ def task_upgrade(task: Task) -> Task:
         if row.schema_version < kind.schema_version:
             before = row.schema_version
             row.data, row.schema_version = kind.upgrade(row.data, before), kind.schema_version
-            Task.objects.filter(pk=row.pk).update(data=row.data, schema_version=row.schema_version)
+            Task.objects.filter(pk=row.pk).update(data=row.data, data_overlay={},
+                                                    schema_version=row.schema_version)
             TaskEvent.objects.create(task_id=row.pk, actor="runtime", event=UPGRADED_EVENT, from_state=row.state,
                                      to_state=row.state, version=row.version,
                                      reason=f"data upgraded from schema version {before} to {row.schema_version}",

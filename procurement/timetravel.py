@@ -11,7 +11,7 @@ from agentstate import timetravel as engine
 from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, NotPermitted, said
 from agentstate.external import Indeterminate, Outcome
-from agentstate.models import Approval, Receipt, Task
+from agentstate.models import Approval, MergedData, Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile, receipt_record
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
@@ -172,7 +172,7 @@ class PurchaseHooks:
         """The checkpoint's data, with what came later cleared, under a new revision: the steps that
         run again make new receipts (new keys) and an approval of the old version cannot be used."""
         data = dict(checkpoint.snapshot["data"])
-        current = Task.objects.filter(pk=task.pk).values_list("data", flat=True).get()
+        current = Task.objects.filter(pk=task.pk).values_list(MergedData(), flat=True).get()
         for key in current:
             data.setdefault(key, None)
         data["forked_from"] = current.get("forked_from")

@@ -154,7 +154,7 @@ def _tasks(entry_id, texts):
     from ..models import Task
 
     _sessions, tasks = reach(entry_id)
-    return _quoting(Task.objects.filter(pk__in=tasks), ["data"], texts)
+    return _quoting(Task.objects.filter(pk__in=tasks), ["data", "data_overlay"], texts)
 
 
 def _checkpoints(entry_id, texts):
@@ -176,9 +176,9 @@ def _purge_task_data(entry_id, texts) -> int:
     from ..models import Checkpoint, Task
     from ..sql import dumps
 
-    tasks = list(_tasks(entry_id, texts).values_list("pk", "data"))
-    for pk, data in tasks:
-        Task.objects.filter(pk=pk).update(data=mask(data, texts))
+    tasks = list(_tasks(entry_id, texts).values_list("pk", "data", "data_overlay"))
+    for pk, data, overlay in tasks:
+        Task.objects.filter(pk=pk).update(data=mask(data, texts), data_overlay=mask(overlay, texts))
     checkpoints = list(_checkpoints(entry_id, texts).values_list("pk", "body", "checksum"))
     for pk, body, checksum in checkpoints:
         was_sealed = hashlib.sha256(body.encode()).hexdigest() == checksum

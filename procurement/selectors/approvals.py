@@ -137,7 +137,8 @@ def inbox_approvals(user, *, tab: str = "pending", department: str = "", search:
 
 def _search(text: str) -> Q:
     return (Q(task__purchase_request__number__icontains=text) | Q(task__initiator__username__icontains=text)
-            | Q(task__data__purchase_order__id__icontains=text))
+            | Q(task__data__purchase_order__id__icontains=text)
+            | Q(task__data_overlay__purchase_order__id__icontains=text))
 
 
 def inbox_departments(user):

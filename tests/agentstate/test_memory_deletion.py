@@ -12,7 +12,7 @@ from agentstate.memory.deletion import REMOVED, memory_delete, memory_delete_pre
 from agentstate.memory.models import MemoryEntry, MemoryEvent, MemoryVersion
 from agentstate.memory.retrieval import memory_context
 from agentstate.memory.services import memory_confirm, memory_correct, memory_create, memory_propose
-from agentstate.models import Checkpoint, Session, Turn
+from agentstate.models import Checkpoint, Session, Task, Turn
 
 from .memory_support import group_policy, where_text_is  # noqa: F401
 
@@ -114,6 +114,21 @@ def test_task_data_and_checkpoints_quoting_it_are_masked_and_still_load(alice, r
     assert task.data["notes"] == ["[removed]", "fast"] and task.state == "working"
     assert all(checkpoint_is_intact(cp) for cp in Checkpoint.objects.filter(task=task))
     assert where_text_is("zq8") == []
+
+
+@pytest.mark.django_db
+@pytest.mark.postgres
+def test_a_large_tasks_json_is_masked_in_its_overlay_too(alice, root, make_task):
+    import secrets
+
+    entry = memory_create(by=root, scope="user", subject="alice", kind="preference", content="ship to the zq9 dock")
+    task = make_task("queued", lines=[secrets.token_hex(64) for _ in range(100)])
+    fire(task.pk, "start", actor=Actor.runtime(), data={"notes": ["ship to the zq9 dock", "fast"]})
+    assert "zq9" in str(Task.objects.filter(pk=task.pk).values_list("data_overlay", flat=True).get())
+    memory_delete(entry=entry, by=root)
+    task.refresh_from_db()
+    assert task.data["notes"] == ["[removed]", "fast"] and len(task.data["lines"]) == 100
+    assert where_text_is("zq9") == []
 
 
 def nonzero(counts: dict) -> dict:
