@@ -14,7 +14,6 @@ from agentstate.errors import DomainError
 from agentstate.models import Task
 
 from . import offboarding, review, services, workflow
-from .limits import MAX_REASON_CHARS
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
 
@@ -82,11 +81,6 @@ class NotificationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
-
-
-class ReasonForm(forms.Form):
-    reason = forms.CharField(label=gettext_lazy("Why"), max_length=MAX_REASON_CHARS,
-                             widget=forms.Textarea(attrs={"rows": 2}))
 
 
 class SeenVersionField(forms.IntegerField):
@@ -161,15 +155,21 @@ class TaskAdmin(EngineTaskAdmin):
         if not request.user.is_superuser:
             self.message_user(request, _("Only an admin may cancel tasks here."), messages.ERROR)
             return None
-        form = ReasonForm(request.POST if "apply" in request.POST else None)
-        if not form.is_valid():
+        tasks = list(queryset.filter(kind=workflow.KIND).order_by("created_at"))
+        form = ReviewReasonForm(request.POST if "apply" in request.POST else None, tasks=tasks)
+        if form.asks_again():
             return TemplateResponse(request, "admin/agentstate/task/cancel.html", {
                 **self.admin_site.each_context(request), "title": _("Cancel with compensation"),
-                "tasks": queryset, "form": form, "opts": self.model._meta,
+                "tasks": tasks, "form": form, "opts": self.model._meta,
                 "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
-        for task in queryset.filter(kind=workflow.KIND):
+        if refusals := form.version_refusals():  # bound to the versions the page listed, never to later ones
+            for refusal in refusals:
+                self.message_user(request, refusal, messages.ERROR)
+            return None
+        for task in tasks:
             try:
-                services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"])
+                services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"],
+                                        expected_version=form.seen_version(task))
                 self.message_user(request, _("%(task)s: cancelled; compensation runs next.") % {"task": task.pk})
             except DomainError as refused:
                 self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)

@@ -5,7 +5,7 @@ from django.db import transaction
 
 from agentstate.actors import Actor
 from agentstate.approvals import approval_decide as engine_decide
-from agentstate.errors import DomainError
+from agentstate.errors import DomainError, StaleVersion
 from agentstate.kinds import APPROVER
 from agentstate.machine import fire, task_create
 from agentstate.models import Approval, Task
@@ -14,6 +14,7 @@ from . import budget, workflow
 from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
+from .review import what_changed
 from .selectors.grants import grant_requester
 from .selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
 from .settling import cancel_settled
@@ -91,14 +92,19 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
     return task
 
 
-def request_cancel(*, task_id, user, reason: str = "") -> Task:
+def request_cancel(*, task_id, user, reason: str = "", expected_version: int | None = None) -> Task:
     """Cancel while cancellable. In review, what is in doubt is settled first, and a task whose
-    order the ERP holds ends `externally_confirmed`, never `cancelled` (settling.cancel_settled)."""
+    order the ERP holds ends `externally_confirmed`, never `cancelled` (settling.cancel_settled).
+    `expected_version`: the version the person saw; a task that moved since is refused (409)."""
     task = task_to_change(user, task_id, cancel=True)
+    if expected_version is not None and task.version != expected_version:
+        raise StaleVersion(what_changed(task, expected_version), current_version=task.version)
     if task.state == workflow.NEEDS_REVIEW:
-        return cancel_settled(task=task, actor=user, reason=reason or "cancelled by the requester")[0]
+        return cancel_settled(task=task, actor=user, reason=reason or "cancelled by the requester",
+                              expected_version=expected_version)[0]
     with transaction.atomic():
-        task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester")
+        task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester",
+                    expected_version=expected_version)
         enqueue_advance(task.pk)
         notify_on_commit(task.pk)
     return task

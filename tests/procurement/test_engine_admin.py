@@ -64,12 +64,41 @@ def test_cancelling_from_the_admin_asks_why_then_fires_the_transition(carol, tas
     chosen = {"action": "cancel_with_compensation", "_selected_action": [task.pk]}
     asked = carol.post(url, chosen)
     assert asked.status_code == 200 and "Compensation runs next" in asked.content.decode()
+    # The page lists each task at the version it will cancel, in words, and posts that version back.
+    assert f'name="version-{task.pk}" value="{before}"' in asked.content.decode()
+    assert f"Received · version {before}" in asked.content.decode()
     assert Task.objects.get(pk=task.pk).state == "received"
-    carol.post(url, chosen | {"apply": "1", "reason": "duplicate of REQ-1"})
+    carol.post(url, chosen | {"apply": "1", "reason": "duplicate of REQ-1", f"version-{task.pk}": str(before)})
     task.refresh_from_db()
     assert task.state == "cancelled" and task.version == before + 1
     event = task.events.get(version=before + 1)
     assert (event.actor, event.event, event.reason) == ("carol", "cancel", "duplicate of REQ-1")
+
+
+@pytest.mark.parametrize("language, words", [("en", "the confirmation page did not say which version you saw"),
+                                             ("zh-hant", "確認頁沒有帶出您看到的版本")])
+def test_an_admin_cancel_without_the_version_it_showed_cancels_nothing(carol, task, language, words):
+    carol.cookies["django_language"] = language
+    done = carol.post(reverse("admin:agentstate_task_changelist"),
+                      {"action": "cancel_with_compensation", "_selected_action": [task.pk], "apply": "1",
+                       "reason": "duplicate"})
+    assert Task.objects.get(pk=task.pk).state == "received"
+    shown = [str(m) for m in done.wsgi_request._messages]
+    assert len(shown) == 1 and words in shown[0], shown
+
+
+def test_an_admin_cancel_of_a_task_that_moved_since_the_page_is_refused(carol, task, demo):
+    seen = task.version
+    services.request_cancel(task_id=task.pk, user=demo["alice"], reason="changed my mind")
+    moved = Task.objects.get(pk=task.pk)
+    done = carol.post(reverse("admin:agentstate_task_changelist"),
+                      {"action": "cancel_with_compensation", "_selected_action": [task.pk], "apply": "1",
+                       "reason": "duplicate", f"version-{task.pk}": str(seen)})
+    assert Task.objects.get(pk=task.pk).version == moved.version
+    assert not TaskEvent.objects.filter(task_id=task.pk, actor="carol").exists()
+    shown = [str(m) for m in done.wsgi_request._messages]
+    assert len(shown) == 1 and str(task.pk) in shown[0] and "changed since you looked" in shown[0], shown
+    assert "it is now “Cancelled”" in shown[0], shown  # in words, not the state's code
 
 
 def test_staff_without_superuser_cannot_cancel_from_the_admin(task, demo, django_user_model):
