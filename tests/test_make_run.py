@@ -2,6 +2,7 @@
 the ERP simulator, the Celery worker (main and pool), beat or the web server remains."""
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -10,7 +11,20 @@ from pathlib import Path
 from scripts.run import wait_http
 
 ROOT = Path(__file__).resolve().parent.parent
-PORT, ERP_PORT = 8011, 8012  # this checkout's own ports (TEAM.md range)
+def free_ports(n: int) -> list[int]:
+    """Ports nothing listens on now (all held at once, so they differ): the test must not meet
+    another checkout's server on fixed ports."""
+    probes = [socket.socket() for _ in range(n)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+PORT, ERP_PORT = free_ports(2)
 
 
 def processes() -> dict[int, tuple[int, int]]:
