@@ -32,6 +32,7 @@ from .receipts import OPEN, receipt_reconcile
 
 IRREVERSIBLE = "irreversible"
 REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE = "replay", "forked", "resume.settled"
+WHY = "; why: "   # ends a rewind's, fork's or replay's event reason with the words of the person who did it
 MAX_REPLAY_STEPS = 12
 
 
@@ -171,10 +172,11 @@ def task_rewind_preview(*, task: Task, checkpoint_id, actor=None) -> RewindPlan:
     return RewindPlan(task, record, hooks.effects_after(task, record))
 
 
-def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | None = None) -> RewindPlan:
+def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | None = None, why: str = "") -> RewindPlan:
     """The rewind, confirmed: effects the other system holds for good refuse it (409); otherwise
     the compensations run first, each under its own receipt (never twice), then the task moves
-    back to the checkpoint as a new version, its event recording the list that was shown."""
+    back to the checkpoint as a new version, its event recording the list that was shown and why
+    (the person's own words, read back by why_of)."""
     actor, hooks = Actor.of(actor), _hooks(task)
     if expected_version is not None and expected_version != task.version:
         raise said(Conflict(_("This request changed since you looked (now version %(v)d); look at the list again.")
@@ -193,7 +195,8 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
             task.pk, hooks.rewind_event, actor=actor, expected_version=task.version,
             data=hooks.restored_data(task, record), step=record.cursor,
             refs=[{"rewound_to": record.id, "version": record.version, "effects": [e.as_json() for e in plan.effects]}],
-            reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}")
+            reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
+                   + _why(why))
         hooks.on_rewound(plan.task, plan.effects)
         _hand_back(plan.task)
     return plan
@@ -210,7 +213,7 @@ def _may_rewind(task: Task, hooks):
 
 # -- fork -------------------------------------------------------------------------------
 
-def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None) -> Task:
+def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None, why: str = "") -> Task:
     """A new task from the checkpoint's understanding, to try another way. Its receipts get new
     idempotency keys (they are derived from its own id); the original is not written, apart from
     one event at its current version that links to the fork."""
@@ -226,8 +229,10 @@ def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None) 
         fork = machine.fire(fork.pk, hooks.fork_event, actor=actor, step=step, data=data,
                             reason=f"forked from checkpoint v{record.version} to try another way")
         TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=FORKED_EVENT, from_state=task.state,
-                                 to_state=task.state, version=task.version, data={"fork": str(fork.pk), **link},
-                                 reason=f"forked by {actor.name} at checkpoint v{record.version} into {fork.pk}")
+                                 to_state=task.state, version=task.version,
+                                 data={"fork": str(fork.pk), **link, "why": why.strip()},
+                                 reason=f"forked by {actor.name} at checkpoint v{record.version} into {fork.pk}"
+                                        + _why(why))
         _hand_back(fork)
     return fork
 
@@ -303,7 +308,7 @@ class Replay:
         return sum(1 for s in self.steps if s.differs)
 
 
-def task_replay(*, task: Task, checkpoint_id, actor) -> Replay:
+def task_replay(*, task: Task, checkpoint_id, actor, why: str = "") -> Replay:
     """Run the steps after the checkpoint again as a dry run and set each beside what really
     happened. Everything the steps write is rolled back; the only lasting row is one event, at the
     task's current version, saying who looked (the audit trail of a debugging view)."""
@@ -320,9 +325,11 @@ def task_replay(*, task: Task, checkpoint_id, actor) -> Replay:
     steps += [ReplayStep(step=a["step"], actual=a) for a in actual[len(steps):]]
     replay = Replay(task, record, steps)
     TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=REPLAY_EVENT, from_state=task.state,
-                             to_state=task.state, version=task.version, data={"checkpoint": record.id},
+                             to_state=task.state, version=task.version,
+                             data={"checkpoint": record.id, "why": why.strip()},
                              reason=f"dry run from checkpoint v{record.version} viewed by {actor.name}: "
-                                    f"{len(steps)} steps, {replay.differences} differences; nothing was sent")
+                                    f"{len(steps)} steps, {replay.differences} differences; nothing was sent"
+                                    + _why(why))
     return replay
 
 
@@ -375,6 +382,18 @@ def _moves_after(task: Task, version: int) -> list[dict]:
     for move in moves:
         move["step"] = cursors.get(move["version"] - 1, "")
     return moves
+
+
+def _why(why: str) -> str:
+    return f"{WHY}{why.strip()}" if why and why.strip() else ""
+
+
+def why_of(event: TaskEvent) -> str:
+    """The words of the person who rewound, forked or replayed, as they gave them ("" if none).
+    A rewind's event is the machine's, whose row carries no data of ours: its reason ends with them."""
+    if (event.data or {}).get("why"):
+        return event.data["why"]
+    return event.reason.partition(WHY)[2] if event.event not in (FORKED_EVENT, REPLAY_EVENT) else ""
 
 
 def _hand_back(task: Task):

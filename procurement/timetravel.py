@@ -21,6 +21,7 @@ from .budget import budget_release
 from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
 from .money import ntd
 from .numbering import request_number_next
+from .queueing import notify_on_commit
 from .selectors import may_review, may_travel, task_for, task_to_travel
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
@@ -37,23 +38,35 @@ def task_checkpoints(*, user, task_id) -> list:
     return engine.checkpoints_of(task_for(user, task_id))
 
 
-def task_replay(*, user, task_id, checkpoint) -> engine.Replay:
-    return engine.task_replay(task=_admin_task(user, task_id), checkpoint_id=checkpoint, actor=user)
+def task_replay(*, user, task_id, checkpoint, reason: str = "") -> engine.Replay:
+    """The dry run; the requester is told who looked and why (it changed nothing)."""
+    replay = engine.task_replay(task=_admin_task(user, task_id), checkpoint_id=checkpoint, actor=user, why=reason)
+    notify_on_commit(replay.task.pk)
+    return replay
 
 
 def task_rewind_preview(*, user, task_id, checkpoint) -> engine.RewindPlan:
     return engine.task_rewind_preview(task=_admin_task(user, task_id), checkpoint_id=checkpoint, actor=user)
 
 
-def task_rewind(*, user, task_id, checkpoint, expected_version: int | None = None) -> engine.RewindPlan:
+def task_rewind(*, user, task_id, checkpoint, expected_version: int | None = None,
+                reason: str = "") -> engine.RewindPlan:
+    """The rewind; the requester is told who moved her request back, why and where it goes on."""
     task = _admin_task(user, task_id)
-    return engine.task_rewind(task=task, checkpoint_id=checkpoint, actor=user, expected_version=expected_version)
+    plan = engine.task_rewind(task=task, checkpoint_id=checkpoint, actor=user, expected_version=expected_version,
+                              why=reason)
+    notify_on_commit(task.pk)
+    return plan
 
 
-def task_fork(*, user, task_id, checkpoint, lines: list | None = None, supplier: str | None = None) -> Task:
+def task_fork(*, user, task_id, checkpoint, lines: list | None = None, supplier: str | None = None,
+              reason: str = "") -> Task:
+    """The fork; the requester is told of the new request (its number and link) and why."""
     task = _admin_task(user, task_id)
     changes = {k: v for k, v in {"lines": lines, "supplier": supplier}.items() if v}
-    return engine.task_fork(task=task, checkpoint_id=checkpoint, actor=user, changes=changes)
+    fork = engine.task_fork(task=task, checkpoint_id=checkpoint, actor=user, changes=changes, why=reason)
+    notify_on_commit(task.pk)
+    return fork
 
 
 def task_pause(*, user, task_id) -> Task:

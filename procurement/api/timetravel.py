@@ -26,6 +26,8 @@ class CheckpointSerializer(serializers.Serializer):
 
 class CheckpointInputSerializer(serializers.Serializer):
     checkpoint = StrictIntegerField(min_value=1, help_text="A checkpoint id from checkpoints/.")
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="",
+                                   help_text="Why; the requester's notice quotes it.")
 
 
 class RewindInputSerializer(CheckpointInputSerializer):
@@ -99,11 +101,12 @@ class TravelView(ApiView):
         return service(user=request.user, task_id=pk, **data)
 
 
-def _rewind(*, user, task_id, checkpoint, confirm=False, version=None):
+def _rewind(*, user, task_id, checkpoint, confirm=False, version=None, reason=""):
     """Unconfirmed, the list of what a rewind would undo (nothing changes); confirmed, the rewind."""
     if not confirm:
         return False, timetravel.task_rewind_preview(user=user, task_id=task_id, checkpoint=checkpoint)
-    return True, timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version)
+    return True, timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version,
+                                        reason=reason)
 
 
 class ReplayView(TravelView):

@@ -1,7 +1,7 @@
 """From the task's event log to notices, by a small idempotent pass.
 
 Each event that concerns a person (approve, reject, return, confirm, expire, request_approval,
-entering needs_review) is handled once: a `NoticeSource` row keyed by the event is written in
+entering needs_review, an admin's rewind, fork or replay) is handled once: a `NoticeSource` row keyed by the event is written in
 the same transaction as its in-page notices, outbox mail and (for a return) the agent's
 question in the requester's chat. Two passes racing on one event: the second one's insert
 waits for the first to commit, then fails, and it writes nothing.
@@ -30,6 +30,7 @@ from ..outbox import notification_queue
 from ..requests import request_now
 from .render import approval_url, chat_url, display_name, notice_render, request_facts
 from .returned import returned_question_post
+from .travel import TRAVEL_KINDS, travel_context
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 # whichever event got there (the agent's confirm, a person's record_outcome or cancel_too_late,
 # give_up after the last retry).
 EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new",
-               "approve_step": "approval_new", "escalate_approval": "approval_escalated"}
+               "approve_step": "approval_new", "escalate_approval": "approval_escalated", **TRAVEL_KINDS}
 STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
                workflow.CANCELLED: "cancelled"}
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
@@ -142,8 +143,8 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         return _approver_deliveries(approval, key, "approval_new")
     kind = EVENT_KINDS.get(event.event) or STATE_KINDS[event.to_state]
     requester = task.initiator
-    if kind == "cancelled" and event.actor == requester.get_username():
-        return []  # she cancelled it herself
+    if kind in ("cancelled", *TRAVEL_KINDS.values()) and event.actor == requester.get_username():
+        return []  # she did it herself
     language = language_of(requester)
     context = request_facts(task)
     link = context["task_url"]
@@ -152,6 +153,9 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
     if kind == "cancelled":
         context |= {"by": event.actor, "reason": event.reason}
+    if kind in TRAVEL_KINDS.values():
+        words, elsewhere = travel_context(task, event)
+        context, link = context | words, elsewhere or link
     if kind == "returned":
         comment = decided.comment if decided is not None else event.reason
         session = returned_question_post(task=task, comment=comment, approver=context.get("approver", ""),

@@ -25,6 +25,7 @@ MAX_ID = 2**63 - 1
 class CheckpointForm(forms.Form):
     checkpoint = forms.IntegerField(min_value=1, max_value=MAX_ID, error_messages={
         "required": _("Pick a checkpoint first."), "invalid": _("Pick a checkpoint first.")})
+    reason = forms.CharField(required=False, max_length=500)  # told to the requester
 
 
 class RewindForm(CheckpointForm):
@@ -122,11 +123,12 @@ def _replay_shown(request, task, replay):
     return _page(request, task, replay=replay, picked=replay.checkpoint.id)
 
 
-def _rewind(*, user, task_id, checkpoint, confirm, version):
+def _rewind(*, user, task_id, checkpoint, confirm, version, reason=""):
     """Unconfirmed, the list of what a rewind would undo (nothing changes); confirmed, the rewind."""
     if not confirm:
         return timetravel.task_rewind_preview(user=user, task_id=task_id, checkpoint=checkpoint)
-    timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version)
+    timetravel.task_rewind(user=user, task_id=task_id, checkpoint=checkpoint, expected_version=version,
+                           reason=reason)
     return None
 
 
