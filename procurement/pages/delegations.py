@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from agentstate.errors import DomainError, NotFound
 
 from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
+from ..selectors.roles import approvers
 
 
 # A date input reads and writes ISO dates whatever the page's language ("2026-11-30", not 2026年11月30日).
@@ -30,9 +31,11 @@ class DelegationForm(forms.Form):
         self.user = user
         field = self.fields["delegate"]
         field.queryset = get_user_model().objects.filter(is_active=True).order_by("username")
-        # Offered: active people other than oneself. Oneself stays a valid value so that posting it is
-        # answered with "You cannot delegate to yourself." (delegation_errors), not a bare "invalid choice".
-        field.widget.choices = [(value, name) for value, name in field.choices if str(value) != user.get_username()]
+        # Offered: the approvers other than oneself (only they could decide one's approvals). Anyone
+        # active stays a valid value, so that posting oneself or a requester is answered with the reason
+        # (delegation_errors), not a bare "invalid choice".
+        offered = {str(name) for name in approvers().exclude(pk=user.pk).values_list("username", flat=True)}
+        field.widget.choices = [(value, name) for value, name in field.choices if not value or str(value) in offered]
 
     def clean(self):
         data = super().clean()

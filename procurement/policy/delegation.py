@@ -8,7 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agentstate.errors import DomainError, NotFound
+from agentstate.errors import DomainError, NotFound, said
+
+from ..selectors.roles import approvers
 
 from .models import Delegation
 
@@ -21,6 +23,10 @@ def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | 
         errors.setdefault("delegate", []).append(_("You cannot delegate to yourself."))
     if delegate is not None and not delegate.is_active:
         errors.setdefault("delegate", []).append(_("That person's account is inactive."))
+    elif delegate is not None and delegate.pk != delegator.pk and not approvers().filter(pk=delegate.pk).exists():
+        errors.setdefault("delegate", []).append(
+            _("%(name)s does not decide approvals (no manager, director or finance role), so cannot decide yours; "
+              "choose an approver.") % {"name": delegate.get_username()})
     if starts and starts < today:
         errors.setdefault("starts", []).append(_("A delegation cannot start in the past."))
     if ends and ends < today:
@@ -46,7 +52,7 @@ def delegation_create(*, delegator, delegate_username: str, starts: date, ends: 
         if delegate is None:
             errors.setdefault("delegate", []).insert(0, _("No such person: %(name)s.") % {"name": delegate_username})
         if errors:
-            raise DomainError("The delegation was not saved; see the fields.", errors=errors)
+            raise said(DomainError(_("The delegation was not saved; see the fields."), errors=errors))
         return Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
 
 

@@ -31,7 +31,7 @@ from .approvals import (  # noqa: F401
     scope_changes,
 )
 from .queue import ReviewRow, may_review, review_rows, review_task_for, review_tasks_for, reviewers_of  # noqa: F401
-from .roles import decides_for, is_decider  # noqa: F401
+from .roles import approvers, decides_for, is_decider  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,
     own_open_session,

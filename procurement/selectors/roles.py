@@ -5,6 +5,7 @@ from ..models import Membership
 
 MANAGER, DIRECTOR = Membership.Role.MANAGER, Membership.Role.DIRECTOR
 DECIDING = (MANAGER, DIRECTOR)
+APPROVER_ROLES = (*DECIDING, Membership.Role.FINANCE)
 
 
 def deciding_memberships(user):
@@ -17,10 +18,24 @@ def is_decider(user) -> bool:
     from ..policy.models import Delegation
 
     return user.is_authenticated and (
-        Membership.objects.filter(user=user, role__in=(*DECIDING, Membership.Role.FINANCE)).exists()
+        Membership.objects.filter(user=user, role__in=APPROVER_ROLES).exists()
         or Delegation.objects.active().filter(delegate=user).exists())
 
 
 def decides_for(user, department_code: str) -> bool:
     """A manager or director of that department, or a director of every department."""
     return deciding_memberships(user).filter(Q(department__code=department_code) | Q(department__isnull=True)).exists()
+
+
+def approvers():
+    """Active people who could decide an approval: those holding a manager, director or finance
+    role, and those the current approval policy names in a step of their own. Only they may stand
+    in for someone (a delegate decides that person's approvals)."""
+    from django.contrib.auth import get_user_model
+
+    from ..policy.rules import current_policy
+
+    policy = current_policy()
+    named = {step["user"] for rule in (policy.rules if policy else []) for step in rule["steps"] if step["user"]}
+    return get_user_model().objects.filter(is_active=True).filter(
+        Q(pk__in=Membership.objects.filter(role__in=APPROVER_ROLES).values("user_id")) | Q(username__in=named))

@@ -35,6 +35,11 @@ def page(user, url, language="en"):
     return client.get(url).content.decode()
 
 
+def offered_delegates(html: str) -> list[str]:
+    [picker] = re.findall(r'<select name="delegate".*?</select>', html, re.S)
+    return re.findall(r'<option value="([^"]+)"', picker)
+
+
 def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob(demo, erp, eager):
     task = submit(demo["alice"], SMALL)  # pending before the delegation: it becomes dave's to decide too
     approval = pending(task)
@@ -67,7 +72,9 @@ def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob
 def test_a_delegates_delegate_gets_nothing(demo, erp, eager):
     approval = pending(submit(demo["alice"], SMALL))
     assert delegate(demo["bob"], "dave").status_code == 201
-    assert delegate(demo["dave"], "erin").status_code == 201
+    # Written directly: erin, a requester, could not be named through the API or the page (see below).
+    Delegation.objects.create(delegator=demo["dave"], delegate=demo["erin"], starts=this_week()[0],
+                              ends=this_week()[1])
     assert api(demo["erin"]).get(APPROVALS, {"status": "pending"}).json()["results"] == []
     assert decide(demo["erin"], approval).status_code == 404
     assert Approval.objects.get(pk=approval.pk).status == "pending"
@@ -129,8 +136,8 @@ def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, langua
     url = reverse("delegations")
     form = client.get(url)
     assert form.status_code == 200 and 'type="date"' in form.content.decode()
-    offered = re.findall(r'<option value="([^"]+)"', form.content.decode())
-    assert "dave" in offered and "bob" not in offered, offered  # not himself
+    offered = offered_delegates(form.content.decode())
+    assert offered == ["carol", "dave", "frank"], offered  # the other approvers (carol: finance): no requester
     assert reverse("delegations") in page(demo["bob"], reverse("approval-inbox"))  # linked from the header
     token = client.cookies["csrftoken"].value
     start, end = this_week()
@@ -165,3 +172,51 @@ def test_daves_inbox_row_says_he_decides_on_behalf_of_bob(demo, erp, eager, lang
     assert delegate(demo["bob"], "dave").status_code == 201
     assert words in page(demo["dave"], reverse("approval-inbox"), language)
     assert words not in page(demo["bob"], reverse("approval-inbox"), language)  # his own, in person
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", {"alice": "alice does not decide approvals (no manager, director or finance role), so cannot decide "
+                     "yours; choose an approver.", "detail": "The delegation was not saved; see the fields."}),
+    ("zh-hant", {"alice": "alice 不負責簽核（沒有主管、處長或財務的角色），無法代您簽核；請選擇一位簽核人。",
+                 "detail": "代理人設定未儲存，請看各欄位的說明。"})])
+def test_the_api_refuses_a_delegate_who_decides_no_approvals(demo, language, words):
+    refused = delegate(demo["bob"], "alice", language=language)
+    assert refused.status_code == 400
+    assert refused.json()["errors"]["delegate"] == [words["alice"]]
+    assert refused.json()["detail"] == words["detail"]
+    assert delegate(demo["bob"], "erin", language=language).status_code == 400
+    assert not Delegation.objects.exists()
+    assert delegate(demo["bob"], "frank", language=language).status_code == 201
+
+
+@pytest.mark.parametrize("language, message", [
+    ("en", "alice does not decide approvals (no manager, director or finance role)"),
+    ("zh-hant", "alice 不負責簽核（沒有主管、處長或財務的角色）")])
+def test_the_page_refuses_a_requester_as_delegate_and_keeps_the_form(demo, language, message):
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["bob"])
+    url = reverse("delegations")
+    client.get(url)
+    start, end = this_week()
+    refused = client.post(url, {"delegate": "alice", "starts": start, "ends": end,
+                                "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+    html = refused.content.decode()
+    assert refused.status_code == 400 and message in html
+    assert f'value="{start}"' in html and f'value="{end}"' in html, "the dates she typed are still there"
+    assert offered_delegates(html) == ["carol", "dave", "frank"]
+    assert not Delegation.objects.exists()
+
+
+def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
+    from procurement.policy.models import ApprovalPolicy
+    from procurement.policy.rules import current_policy
+
+    policy = current_policy()
+    rules = [rule | {"steps": [*rule["steps"], {**rule["steps"][0], "role": "", "user": "erin"}]}
+             if rule["department"] == "OPS" else rule for rule in policy.rules]
+    ApprovalPolicy.objects.create(version=policy.version + 1, rules=rules, created_by=demo["carol"])
+    client = Client()
+    client.force_login(demo["dave"])
+    offered = offered_delegates(client.get(reverse("delegations")).content.decode())
+    assert offered == ["bob", "carol", "erin", "frank"], offered
+    assert delegate(demo["dave"], "erin").status_code == 201
