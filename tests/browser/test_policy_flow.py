@@ -68,3 +68,25 @@ def test_a_1_2_million_request_goes_manager_director_finance_in_order(demo, erp,
     expect(page.locator(".chain")).to_contain_text("frank approved")
     expect(page.locator(".chain")).to_contain_text("carol approved")
     page.screenshot(path=str(ARTIFACTS / "chain-approved-390.png"), full_page=True)
+
+
+def test_on_a_phone_the_picker_offers_approvers_only_and_a_requester_is_refused_with_the_form_kept(
+        demo, signed_in, live_server):
+    from procurement.models import Delegation
+
+    bob = signed_in("bob", viewport=PHONE)
+    bob.select_option("#lang", "zh-hant")
+    expect(bob.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
+    bob.goto(f"{live_server.url}/delegations/")
+    offered = bob.locator("#id_delegate option").evaluate_all("options => options.map(o => o.value)")
+    assert offered == ["", "carol", "dave", "frank"], offered
+    # A requester can only be posted by hand (an old page, a crafted form): add her to the list and try.
+    bob.locator("#id_delegate").evaluate("s => s.add(new Option('alice', 'alice'))")
+    bob.select_option("#id_delegate", "alice")
+    bob.get_by_role("button", name="儲存代理設定").click()
+    expect(bob.get_by_text("alice 不負責簽核")).to_be_visible()
+    expect(bob.locator("#id_delegate")).to_be_visible()
+    fits(bob)
+    ARTIFACTS.mkdir(exist_ok=True)
+    bob.screenshot(path=str(ARTIFACTS / "delegate-refused-zh-390.png"), full_page=True)
+    assert not Delegation.objects.exists()

@@ -65,3 +65,31 @@ def test_carol_forks_to_try_another_supplier_on_a_phone_and_both_requests_link(w
     expect(carol.locator(".forks a")).to_have_count(1)
     fork = Task.objects.exclude(pk=waiting.pk).get()
     assert fork.data["supplier_choice"] == other
+
+
+def test_on_a_phone_carol_rewinds_with_a_reason_and_alice_reads_it_in_chinese(waiting, signed_in, live_server,
+                                                                              settings):
+    from procurement.language import user_language_set
+
+    settings.SITE_URL = live_server.url
+    user_language_set(user=waiting.initiator, language="zh-hant")
+    carol = signed_in("carol", viewport=PHONE)
+    carol.goto(f"{live_server.url}/tasks/{waiting.pk}/")
+    pick_the_quotes_checkpoint(carol)
+    carol.get_by_label("Why (the requester is told, with your name)").fill("選錯供應商")
+    carol.get_by_role("button", name="Rewind to here…").click()
+    expect(carol.locator("#rewind-reason")).to_have_value("選錯供應商")  # carried to the confirmation
+    assert carol.evaluate(FITS) <= PHONE["width"], "the page scrolls sideways"
+    carol.get_by_role("button", name="Confirm: undo these and rewind").click()
+    expect(carol.locator(".timeline")).to_contain_text("Rewound to an earlier checkpoint")
+
+    alice = signed_in("alice", viewport=PHONE)
+    expect(alice.locator("#notice-bell")).to_have_attribute("aria-label", "通知：1 則未讀")
+    alice.locator("#notice-bell").click()
+    notice = alice.locator("ul.notices li").first
+    expect(notice).to_contain_text(f"Carol Wu 將您的請購 {waiting.purchase_request.number}")
+    expect(notice).to_contain_text("理由：「選錯供應商」")
+    expect(notice).to_contain_text("請購回到「比較報價」")
+    assert alice.evaluate(FITS) <= PHONE["width"], "the page scrolls sideways"
+    ARTIFACTS.mkdir(exist_ok=True)
+    alice.screenshot(path=str(ARTIFACTS / "notice-rewound-zh-390.png"), full_page=True)
