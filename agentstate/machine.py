@@ -47,19 +47,21 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
 
 def fire(task_id, event: str, *, actor, expected_version: int | None = None, reason: str = "",
          data: dict | None = None, step: str | None = None, lease_token: int | None = None,
-         trace_id: str = "", pending: list | None = None, refs: list | None = None) -> Task:
+         trace_id: str = "", pending: list | None = None, refs: list | None = None,
+         event_data: dict | None = None) -> Task:
     """Fire `event` on the task. Returns the task as written, at its new version.
 
     `data` is merged into the task's JSON at the top level. `expected_version` is the
     version the caller saw (None: the version this call reads). A worker passes its
-    `lease_token` so a reclaimed lease cannot write.
+    `lease_token` so a reclaimed lease cannot write. `event_data` goes on the move's event row
+    (what the caller keeps with this step of the history, e.g. the person's own words).
 
     The task's JSON is read only when a guard must judge it or a full checkpoint is due;
     otherwise the merge happens in the database and the returned task loads `data` on first use.
     """
     actor = Actor.of(actor)
     arguments = dict(actor=actor, expected_version=expected_version, reason=reason, data=data, step=step,
-                     lease_token=lease_token, trace_id=trace_id, pending=pending, refs=refs)
+                     lease_token=lease_token, trace_id=trace_id, pending=pending, refs=refs, event_data=event_data)
     known = _recall(task_id, expected_version, lease_token)
     if known is not None:
         try:
@@ -70,7 +72,7 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
 
 
 def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, data, step, lease_token, trace_id,
-          pending, refs) -> Task:
+          pending, refs, event_data) -> Task:
     if expected_version is not None and expected_version != task.version:
         # Checked first: "it changed under you" is the answer, whatever the table says now.
         raise StaleVersion(f"Expected version {expected_version}, found {task.version} (state {task.state!r}).",
@@ -112,6 +114,7 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
                     runnable=transition.target in kind.runnable and bool(new_step),
                     lease_token=lease_token, event=event, actor=actor.name, reason=reason,
                     trace_id=trace_id or trace.current_or_new(), now=now, checkpoint=checkpoint,
+                    event_data=event_data or {},
                     supersede_approvals=transition.supersedes_approvals, durable=transition.durable)
     moved, written_depth = sql.apply_move(move)
     if not moved:

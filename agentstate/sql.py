@@ -39,6 +39,7 @@ class Move:
     trace_id: str
     now: object
     checkpoint: dict | None  # label, cursor, tenant, schema_version, pending, external_refs, depth, delta
+    event_data: dict | None = None  # the event row's data
     supersede_approvals: bool = True
     durable: bool = True  # False: commit without waiting for the WAL flush (see kinds.Transition)
 
@@ -92,7 +93,7 @@ WITH moved AS (
 ), event AS (
     INSERT INTO {_E} (task_id, at, actor, event, from_state, to_state, version, reason, trace_id, data)
     SELECT id, %(now)s, %(actor)s, %(event)s, %(from_state)s, %(to_state)s, version, %(reason)s,
-           COALESCE(NULLIF(trace_id, ''), %(trace_id)s), '{{}}'::jsonb FROM moved
+           COALESCE(NULLIF(trace_id, ''), %(trace_id)s), %(event_data)s::jsonb FROM moved
     RETURNING id
 ){{supersede}}{{checkpoint}}
 SELECT count(*), {{written_depth}}{{commit}} FROM moved
@@ -227,6 +228,7 @@ def _apply_pg(move: Move) -> tuple[bool, int | None]:
         "to_state": move.to_state, "step": move.step, "changes": dumps(move.changes) if move.changes else None,
         "runnable": move.runnable, "lease_token": move.lease_token, "event": move.event, "actor": move.actor,
         "reason": move.reason, "trace_id": move.trace_id, "now": move.now, "cp_depth": None,
+        "event_data": dumps(move.event_data or {}),
     }
     cp = move.checkpoint
     if cp is not None:
@@ -273,7 +275,7 @@ def _apply_orm(move: Move) -> tuple[bool, int | None]:
         trace_id = Task.objects.filter(pk=move.task_id).values_list("trace_id", flat=True).first() or move.trace_id
         TaskEvent.objects.create(task_id=move.task_id, actor=move.actor, event=move.event,
                                  from_state=move.from_state, to_state=move.to_state, version=version,
-                                 reason=move.reason, trace_id=trace_id)
+                                 reason=move.reason, trace_id=trace_id, data=move.event_data or {})
         if move.supersede_approvals:
             Approval.objects.filter(task_id=move.task_id, status=Approval.Status.PENDING).update(
                 status=Approval.Status.SUPERSEDED)

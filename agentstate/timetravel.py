@@ -32,7 +32,7 @@ from .receipts import OPEN, receipt_reconcile
 
 IRREVERSIBLE = "irreversible"
 REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE = "replay", "forked", "resume.settled"
-WHY = "; why: "   # ends a rewind's, fork's or replay's event reason with the words of the person who did it
+WHY = "; why: "   # ends a rewind's, fork's or replay's event reason (the history's words) with the person's own
 MAX_REPLAY_STEPS = 12
 
 
@@ -176,7 +176,7 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
     """The rewind, confirmed: effects the other system holds for good refuse it (409); otherwise
     the compensations run first, each under its own receipt (never twice), then the task moves
     back to the checkpoint as a new version, its event recording the list that was shown and why
-    (the person's own words, read back by why_of)."""
+    (the person's own words, also on the event's data, read back by why_of)."""
     actor, hooks = Actor.of(actor), _hooks(task)
     if expected_version is not None and expected_version != task.version:
         raise said(Conflict(_("This request changed since you looked (now version %(v)d); look at the list again.")
@@ -196,7 +196,7 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
             data=hooks.restored_data(task, record), step=record.cursor,
             refs=[{"rewound_to": record.id, "version": record.version, "effects": [e.as_json() for e in plan.effects]}],
             reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
-                   + _why(why))
+                   + _why(why), event_data={"why": why.strip()} if why and why.strip() else None)
         hooks.on_rewound(plan.task, plan.effects)
         _hand_back(plan.task)
     return plan
@@ -389,11 +389,8 @@ def _why(why: str) -> str:
 
 
 def why_of(event: TaskEvent) -> str:
-    """The words of the person who rewound, forked or replayed, as they gave them ("" if none).
-    A rewind's event is the machine's, whose row carries no data of ours: its reason ends with them."""
-    if (event.data or {}).get("why"):
-        return event.data["why"]
-    return event.reason.partition(WHY)[2] if event.event not in (FORKED_EVENT, REPLAY_EVENT) else ""
+    """The words of the person who rewound, forked or replayed, as they gave them ("" if none)."""
+    return (event.data or {}).get("why", "")
 
 
 def _hand_back(task: Task):

@@ -112,3 +112,15 @@ def test_a_transition_query_count_does_not_grow_with_history(make_task, django_a
         fire(task.pk, "answer", actor=task.initiator)
     with django_assert_max_num_queries(8):
         fire(task.pk, "finish", actor=Actor.runtime())
+
+
+@pytest.mark.django_db
+def test_what_the_caller_keeps_with_a_step_goes_on_its_event_row_and_nowhere_else(make_task):
+    task = make_task("queued")
+    moved = fire(task.pk, "start", actor=Actor.runtime(), event_data={"why": "asked twice by phone"})
+    event = TaskEvent.objects.get(task_id=task.pk, version=moved.version)
+    assert event.data == {"why": "asked twice by phone"}
+    assert "why" not in Task.objects.get(pk=task.pk).data
+    # Without it the event's data stays empty, as before.
+    again = fire(task.pk, "finish", actor=Actor.runtime(), data={"result": "ok"})
+    assert TaskEvent.objects.get(task_id=task.pk, version=again.version).data == {}
