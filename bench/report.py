@@ -102,6 +102,15 @@ def write_report(results: dict, out: Path, path: Path):
                 for r in sbs["sizes"]]
         doc += [_table(["mode", "state", "agentstate p50 ms", "p95 ms", "LangGraph p50 ms", "p95 ms",
                         "ratio p50 (LangGraph ÷ agentstate)", "ratio p95"], rows), ""]
+        alone = [r for r in sbs["sizes"] if r.get("alone")]
+        if alone:
+            doc += ["Then, in the same run, each side alone: the same loop on the same task or thread, "
+                    f"{sbs['iterations']} calls of one side, then {sbs['iterations']} of the other, so neither "
+                    "side's calls come between the other's (the alternating figures above stay the comparison; "
+                    "these say what each costs without the other).", ""]
+            doc += [_table(["mode", "state", "agentstate alone p50 ms", "LangGraph alone p50 ms", "ratio p50"],
+                           [[r["mode"], f"{r['size_kb']} KB", r["alone"]["agentstate"]["p50_ms"],
+                             r["alone"]["langgraph"]["p50_ms"], f"{r['alone']['ratio_p50']}×"] for r in alone]), ""]
         doc += [f"`fire()` alone at 1 KB (flush): p50 {sbs['fire_only_1kb']['p50_ms']} ms, "
                 f"p95 {sbs['fire_only_1kb']['p95_ms']} ms.", ""]
         if sbs.get("pgbench"):
