@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/growth.py [--scales 1000,10000,100000] [--json out.json] [--keep]
 
-On its own database `procurement_bench_growth` (dropped and recreated; server from DATABASE_URL
-when that is PostgreSQL), after `migrate` and `seed_demo`, with bench/pages.py's 500 pending
+On its own database, named after DATABASE_URL's with `_growth` added (`procurement_bench_growth`
+under `make bench`, or when DATABASE_URL names none; dropped and recreated, so two people
+running it side by side keep apart; server from DATABASE_URL when that is PostgreSQL), after `migrate` and `seed_demo`, with bench/pages.py's 500 pending
 approvals on bob's route. At each scale the engine's tables are filled by SQL up to that many
 tasks (each finished task with 3 events and 2 checkpoints; one in ten with an approval bob
 decided; 1% of them alice's), then ANALYZEd, and it measures:
@@ -32,6 +33,14 @@ sys.path.insert(0, str(ROOT))
 from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
 DB_NAME = "procurement_bench_growth"
+
+
+def database_name() -> str:
+    """`<DATABASE_URL's database>_growth`, never that database itself; procurement_bench_growth without one."""
+    from urllib.parse import unquote, urlsplit
+
+    named = unquote(urlsplit(os.environ.get("DATABASE_URL", "")).path.lstrip("/"))
+    return f"{named}_growth" if named else DB_NAME
 BIG_TABLES = ("agentstate_task", "agentstate_taskevent", "agentstate_checkpoint", "agentstate_approval")
 
 
@@ -242,15 +251,16 @@ def main():
     args = parser.parse_args()
     args.scales = [int(s) for s in args.scales.split(",")]
     params = server_params("growth.py")
-    os.environ["DATABASE_URL"] = database_url(params, DB_NAME)
+    name = database_name()
+    os.environ["DATABASE_URL"] = database_url(params, name)
     os.environ["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
-    recreate_database(params, DB_NAME)
+    recreate_database(params, name)
     try:
         results = run(args)
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2, default=str))
     finally:
-        print(f"cleaned up: {teardown_database(params, DB_NAME, keep=args.keep)}")
+        print(f"cleaned up: {teardown_database(params, name, keep=args.keep)}")
 
 
 if __name__ == "__main__":
