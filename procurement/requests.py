@@ -121,14 +121,14 @@ def stand_in_words(person: str, stand_ins) -> str:
 
 
 def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:
-    """(delegator, delegate) for each running delegation of these people (one query; none for nobody)."""
-    from .policy.models import Delegation
+    """(delegator, delegate) for each running delegation of these people (one query per request, shared
+    with the header's; none for nobody)."""
+    from .selectors.delegations import running_delegations
 
     if not usernames:
         return ()
-    return tuple(Delegation.objects.active().filter(delegator__username__in=set(usernames))
-                 .order_by("delegator__username", "delegate__username")
-                 .values_list("delegator__username", "delegate__username"))
+    names = set(usernames)
+    return tuple((row.delegator, row.delegate) for row in running_delegations() if row.delegator in names)
 
 
 def stand_ins_for(tasks) -> tuple[tuple[str, str], ...]:

@@ -84,10 +84,9 @@ def rows(approvals, viewer=None) -> list[Row]:
     limits = selectors.manager_limits(approvals)
     stands_in_for = set()
     if viewer is not None and approvals:
-        from ..policy.models import Delegation
+        from ..selectors.delegations import stands_in_for as running_for
 
-        stands_in_for = set(Delegation.objects.active().filter(delegate=viewer)
-                            .values_list("delegator__username", flat=True))
+        stands_in_for = {row.delegator for row in running_for(viewer)}
     return [_row(approval, limits, viewer, stands_in_for) for approval in approvals]
 
 

@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 
 from agentstate.errors import DomainError, NotFound, said
 
+from ..selectors.delegations import forget_delegations
 from ..selectors.roles import approvers
-
 from .models import Delegation
 
 
@@ -53,7 +53,9 @@ def delegation_create(*, delegator, delegate_username: str, starts: date, ends: 
             errors.setdefault("delegate", []).insert(0, _("No such person: %(name)s.") % {"name": delegate_username})
         if errors:
             raise said(DomainError(_("The delegation was not saved; see the fields."), errors=errors))
-        return Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
+        made = Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
+    forget_delegations()
+    return made
 
 
 def delegation_delete(*, user, delegation_id) -> None:
@@ -63,6 +65,7 @@ def delegation_delete(*, user, delegation_id) -> None:
         rows = rows.filter(delegator=user)
     if not rows.delete()[0]:
         raise NotFound("No such delegation.")
+    forget_delegations()
 
 
 def delegations_of(user):

@@ -220,3 +220,20 @@ def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
     offered = offered_delegates(client.get(reverse("delegations")).content.decode())
     assert offered == ["bob", "carol", "erin", "frank"], offered
     assert delegate(demo["dave"], "erin").status_code == 201
+
+
+def test_a_page_reads_todays_delegations_once(demo, erp, eager):
+    """The header's "stands in for someone today" and "waiting for bob (or dave, standing in)" share one read."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    task = submit(demo["alice"], SMALL)
+    assert delegate(demo["bob"], "dave").status_code == 201
+    client = Client()
+    client.force_login(demo["alice"])
+    for url in (reverse("my-requests"), reverse("task-page", args=[task.pk])):
+        with CaptureQueriesContext(connection) as queries:
+            body = client.get(url).content.decode()
+        assert "Waiting for approval by bob (or dave, standing in)" in body
+        reads = [q["sql"] for q in queries.captured_queries if 'FROM "procurement_delegation"' in q["sql"]]
+        assert len(reads) == 1, reads
