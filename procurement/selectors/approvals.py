@@ -21,17 +21,24 @@ from .roles import DIRECTOR, MANAGER, deciding_memberships
 def routed_to(user):
     """Ids of the approvals whose waiting step names `user`, or someone `user` stands in for today
     (a delegate's delegate gets nothing: only direct delegations count)."""
+    from django.contrib.auth import get_user_model
+
     from ..policy.models import Delegation
 
-    delegators = Delegation.objects.active().filter(delegate=user).values("delegator")
-    return Approval.approvers.through.objects.filter(Q(user=user) | Q(user__in=delegators)).values("approval_id")
+    # `user_id IN (user UNION ALL their delegators)`, read by the approvers' user index; an OR of the
+    # two scanned every approver row.
+    people = get_user_model().objects.filter(pk=user.pk).values("pk").union(
+        Delegation.objects.active().filter(delegate=user).values("delegator"), all=True)
+    return Approval.approvers.through.objects.filter(user__in=people).values("approval_id")
 
 
 def decided_by(user):
     """Ids of the approvals `user` decided, or decided a step of (in person or for someone)."""
     from agentstate.models import ApprovalDecision
 
-    return ApprovalDecision.objects.filter(Q(decided_by=user) | Q(on_behalf_of=user)).values("approval_id")
+    # Two index reads put together, not one OR (which the planner may answer by scanning every decision).
+    return ApprovalDecision.objects.filter(decided_by=user).values("approval_id").union(
+        ApprovalDecision.objects.filter(on_behalf_of=user).values("approval_id"), all=True)
 
 
 # -- who may decide (the approval policy) --------------------------------------------------
