@@ -133,7 +133,9 @@ class Delegation(models.Model):
             models.CheckConstraint(condition=Q(ends__gte=models.F("starts")), name="delegation_ends_after_start"),
             models.CheckConstraint(condition=~Q(delegate=models.F("delegator")), name="delegation_not_to_oneself"),
         ]
-        indexes = [models.Index(fields=["delegate", "ends"], name="delegation_delegate_idx")]
+        indexes = [models.Index(fields=["delegate", "ends"], name="delegation_delegate_idx"),
+                   # Today's delegations, read once per request: those not ended yet, however long the history.
+                   models.Index(fields=["ends", "starts"], name="delegation_running_idx")]
 
     def __str__(self):
         return f"{self.delegate} for {self.delegator}, {self.starts}–{self.ends}"
