@@ -6,16 +6,19 @@ On its own database, named after DATABASE_URL's with `_growth` added (`procureme
 under `make bench`, or when DATABASE_URL names none; dropped and recreated, so two people
 running it side by side keep apart; server from DATABASE_URL when that is PostgreSQL), after `migrate` and `seed_demo`, with bench/pages.py's 500 pending
 approvals on bob's route. At each scale the engine's tables are filled by SQL up to that many
-tasks (each finished task with 3 events and 2 checkpoints; one in ten with an approval bob
-decided; 1% of them alice's), then ANALYZEd, and it measures:
+tasks (each finished task with 3 events and 2 checkpoints; one in ten with an approval routed to
+bob and decided by him, with its decision row; 1% of them alice's), then VACUUM ANALYZEd, and it
+measures:
 - a transition: fire() with its checkpoint on a task of its own (200 moves, p50/p95), and
   checkpoint_latest() after it;
 - pages, rendered with django.test.Client: bob's approval inbox, one approval page, and the
   requester's home (her requests page if main has one, else her conversations), p50/p95 over
   20 renders and the queries per render;
-- EXPLAIN (ANALYZE) of the hot queries: fire()'s read and its move (in a transaction rolled
-  back), checkpoint_latest(), and the slowest query of each page, flagging a sequential scan of
-  a big table.
+- EXPLAIN (ANALYZE, BUFFERS) of the hot queries: fire()'s read and its move (in a transaction
+  rolled back), checkpoint_latest(), the slowest query of each page, and the inbox's own by name
+  (each tab's page of rows and its count, the department filter, what is routed to bob or whom he
+  stands in for, what he decided, his grants, today's delegations), flagging a sequential scan of
+  a big table (the engine's, the approvers, decisions, requests, delegations and grants).
 """
 import argparse
 import io
@@ -42,6 +45,11 @@ def database_name() -> str:
     named = unquote(urlsplit(os.environ.get("DATABASE_URL", "")).path.lstrip("/"))
     return f"{named}_growth" if named else DB_NAME
 BIG_TABLES = ("agentstate_task", "agentstate_taskevent", "agentstate_checkpoint", "agentstate_approval")
+# Flagged when scanned whole too: the tables the inbox reads beside them, which grow with approvals
+# (the approvers, each step's decisions, per-object grants) or with people and requests.
+FLAGGED_TABLES = BIG_TABLES + ("agentstate_approval_approvers", "agentstate_approvaldecision",
+                               "procurement_purchaserequest", "procurement_delegation", "procurement_approvalgrant",
+                               "procurement_taskgrant")
 
 
 def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
@@ -90,6 +98,14 @@ def fill_to(n_tasks: int, alice_id: int, bob_id: int, filler_id: int):
                    now() + interval '1 day', %s, now() - (n || ' minutes')::interval, '',
                    now() - (n || ' minutes')::interval
               FROM filler WHERE n %% 10 = 0 AND n %% 2 = 0""", [bob_id])
+        # As a decision leaves them: bob on the route, and his decision of its one step.
+        cursor.execute("""
+            INSERT INTO agentstate_approval_approvers (approval_id, user_id)
+            SELECT a.id, %s FROM agentstate_approval a JOIN filler f ON f.id = a.task_id""", [bob_id])
+        cursor.execute("""
+            INSERT INTO agentstate_approvaldecision (approval_id, step, decided_by_id, decision, comment, at)
+            SELECT a.id, 0, %s, 'approved', '', a.decided_at
+              FROM agentstate_approval a JOIN filler f ON f.id = a.task_id""", [bob_id])
 
 
 def explain(sql: str, params=None, rollback=False) -> dict:
@@ -102,18 +118,50 @@ def explain(sql: str, params=None, rollback=False) -> dict:
     try:
         with transaction.atomic():
             with connection.cursor() as cursor:
-                cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + sql, params)
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, params)
                 plan = [row[0] for row in cursor.fetchall()]
             if rollback:
                 raise Rollback
     except Rollback:
         pass
     text = "\n".join(plan)
-    seq = sorted({t for t in BIG_TABLES if re.search(rf"Seq Scan on {t}\b", text)})
-    indexes = sorted(set(re.findall(r"(?:Index|Index Only) Scan(?: Backward)? using (\S+)", text)))
+    scanned = {t for t in FLAGGED_TABLES if re.search(rf"Seq Scan on {t}\b", text)}
+    with connection.cursor() as cursor:  # a table of a few hundred rows is read whole in a page or two
+        cursor.execute("SELECT relname FROM pg_class WHERE relname = ANY(%s) AND reltuples >= 1000", [list(scanned)])
+        seq = sorted(row[0] for row in cursor.fetchall())
+    indexes = sorted(set(re.findall(r"(?:(?:Index|Index Only) Scan(?: Backward)? using|Bitmap Index Scan on) (\S+)",
+                                    text)))
     took = re.search(r"Execution Time: ([\d.]+) ms", text)
     return {"indexes": indexes, "seq_scans_of_big_tables": seq, "execution_ms": float(took.group(1)) if took else None,
             "plan": plan}
+
+
+def inbox_queries(user) -> dict:
+    """The queries behind the inbox and the approval page, each as the page builds it: the tabs' rows
+    (a page of 20) and counts, the department filter, and the read layer's parts they are built of
+    (what is routed to `user` or someone they stand in for, what they decided a step of, their grants,
+    today's delegations)."""
+    from agentstate.models import Approval
+    from procurement import selectors
+    from procurement.policy.models import Delegation
+    from procurement.selectors.grants import approval_grants
+
+    queries = {}
+    for tab in selectors.INBOX_TABS:
+        rows = selectors.inbox_approvals(user, tab=tab)
+        queries[f"{tab} tab: a page of rows"] = rows[:20]
+        # The paginator's count reads what this does: every matching id, unsorted.
+        queries[f"{tab} tab: every id (the count)"] = rows.order_by().select_related(None).values("pk")
+    queries["department filter"] = selectors.inbox_departments(user)
+    queries["routed to bob or whom he stands in for"] = Approval.objects.filter(pk__in=selectors.routed_to(user))
+    queries["decided by bob (a step, in person or for someone)"] = Approval.objects.filter(
+        pk__in=selectors.decided_by(user))
+    queries["approval page: the approval, if bob may read it"] = selectors.approvals_visible_to(user).filter(
+        pk=Approval.objects.filter(status="pending").order_by("created_at").values("pk")[:1])
+    queries["bob's grants"] = Approval.objects.filter(pk__in=approval_grants(user))
+    queries["today's delegations"] = Delegation.objects.active().values_list(
+        "delegator_id", "delegator__username", "delegate_id", "delegate__username")
+    return queries
 
 
 def time_fire(user, moves=200) -> dict:
@@ -196,8 +244,10 @@ def run(args):
         started = time.perf_counter()
         fill_to(scale, users["alice"].pk, users["bob"].pk, filler.pk)
         with connection.cursor() as cursor:
-            for table in BIG_TABLES:
-                cursor.execute(f"ANALYZE {table}")
+            # VACUUM too, as autovacuum long since has on tables grown over months: an index-only scan
+            # depends on the visibility map, which a bulk insert leaves empty.
+            for table in FLAGGED_TABLES:
+                cursor.execute(f"VACUUM ANALYZE {table}")
             cursor.execute("SELECT (SELECT count(*) FROM agentstate_task), (SELECT count(*) FROM agentstate_taskevent),"
                            " (SELECT count(*) FROM agentstate_checkpoint), (SELECT count(*) FROM agentstate_approval)")
             counts = dict(zip(("tasks", "events", "checkpoints", "approvals"), cursor.fetchone()))
@@ -216,10 +266,12 @@ def run(args):
                 rollback=True),
             "checkpoint_latest": explain(sql._CP_LATEST, {"task_id": pk}),
         }
-        # The inbox's department filter, by name: at 100,000 tasks it once joined every approval to every task.
-        departments_sql, departments_params = selectors.inbox_departments(users["bob"]).query.sql_with_params()
-        plans["inbox (bob): department filter"] = explain(departments_sql, departments_params) | {
-            "sql": departments_sql[:1500]}
+        # The inbox's queries by name, whichever is slowest on the page: at 100,000 tasks the department
+        # filter once joined every approval to every task, and each tab's rows every approval bob
+        # decided (or may see) to its task before sorting.
+        for label, query in inbox_queries(users["bob"]).items():
+            query_sql, query_params = query.query.sql_with_params()
+            plans[f"inbox (bob): {label}"] = explain(query_sql, query_params) | {"sql": query_sql[:1500]}
         page_figures = {}
         for label, user, url in pages:
             client = Client()
