@@ -159,13 +159,18 @@ def inbox_departments(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Department.objects.order_by("code")
-    # One IN per way an approval reaches `user`, each read by index; an OR inside one subquery
-    # would scan every approval.
-    reached = [Approval.objects.filter(pk__in=routed_to(user)), Approval.objects.filter(pk__in=decided_by(user)),
-               Approval.objects.filter(decided_by=user), Approval.objects.filter(pk__in=approval_grants(user))]
-    offered = Q(code__in=codes)
-    for approvals in reached:
-        offered |= Q(code__in=approvals.values("task__tenant"))
+    # The ids of every approval that reaches `user`, each way read by index and put together once
+    # (UNION drops the repeats: one a manager was routed and decided reaches him three ways), then
+    # joined to their tasks once. One IN per way joined each way's approvals to their tasks again
+    # (93 ms at 100,000 tasks for a manager routed and deciding 10,000).
+    from agentstate.models import ApprovalDecision
+
+    ways = [ApprovalDecision.objects.filter(decided_by=user).values("approval_id"),
+            ApprovalDecision.objects.filter(on_behalf_of=user).values("approval_id"),
+            Approval.objects.filter(decided_by=user).values("pk"),
+            approval_grants(user)]
+    reached = routed_to(user).union(*ways)
+    offered = Q(code__in=codes) | Q(code__in=Approval.objects.filter(pk__in=reached).values("task__tenant"))
     return Department.objects.filter(offered).order_by("code")
 
 
