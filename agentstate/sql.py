@@ -222,6 +222,16 @@ def apply_move(move: Move) -> tuple[bool, int | None]:
 
 
 def _apply_pg(move: Move) -> tuple[bool, int | None]:
+    with _prepared() as cursor:
+        # Inside a caller's transaction the caller's commit decides, so the move is durable there.
+        durable = move.durable or connection.in_atomic_block
+        cursor.execute(PG_MOVES[move.supersede_approvals, move.checkpoint is not None, durable], move_params(move))
+        moved, depth = cursor.fetchone()[:2]
+    return moved == 1, depth
+
+
+def move_params(move: Move) -> dict:
+    """The parameters of the move's statement (PG_MOVES)."""
     params = {
         "task_id": move.task_id, "from_version": move.from_version, "from_state": move.from_state,
         "from_step": move.from_step,
@@ -236,12 +246,7 @@ def _apply_pg(move: Move) -> tuple[bool, int | None]:
                    "cp_cursor": cp["cursor"], "cp_depth": cp["depth"], "cp_pending": dumps(cp["pending"]),
                    "cp_external_refs": dumps(cp["external_refs"]),
                    "cp_delta": dumps(delta_body(move)) if cp["depth"] else None}
-    with _prepared() as cursor:
-        # Inside a caller's transaction the caller's commit decides, so the move is durable there.
-        durable = move.durable or connection.in_atomic_block
-        cursor.execute(PG_MOVES[move.supersede_approvals, cp is not None, durable], params)
-        moved, depth = cursor.fetchone()[:2]
-    return moved == 1, depth
+    return params
 
 
 def delta_body(move: Move) -> dict:

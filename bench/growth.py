@@ -257,12 +257,13 @@ def run(args):
         pk = sql._pk(task_id)
         plans = {
             "fire: read the task": explain(sql._READS[sql._READ_COLUMNS], [pk]),
-            "fire: the move (rolled back)": explain(sql.PG_MOVES[True, True, True], {
-                "task_id": pk, "from_version": transition["version"], "from_state": "ping" if transition["version"] % 2
-                else "pong", "from_step": "", "to_state": "x", "step": "", "changes": '{"n": 1}', "runnable": False,
-                "lease_token": None, "event": "e", "actor": "a", "reason": "", "trace_id": "t",
-                "now": django.utils.timezone.now(), "cp_tenant": "BENCH", "cp_schema_version": 1, "cp_label": "e",
-                "cp_cursor": "", "cp_depth": 0, "cp_pending": "[]", "cp_external_refs": "[]", "cp_delta": None},
+            "fire: the move (rolled back)": explain(sql.PG_MOVES[True, True, True], sql.move_params(sql.Move(
+                task_id=pk, from_version=transition["version"],
+                from_state="ping" if transition["version"] % 2 else "pong", from_step="", to_state="x", step="",
+                changes={"n": 1}, data=None, runnable=False, lease_token=None, event="e", actor="a", reason="",
+                trace_id="t", now=django.utils.timezone.now(),
+                checkpoint={"label": "e", "cursor": "", "tenant": "BENCH", "schema_version": 1, "pending": [],
+                            "external_refs": [], "depth": 0})),
                 rollback=True),
             "checkpoint_latest": explain(sql._CP_LATEST, {"task_id": pk}),
         }
