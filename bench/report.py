@@ -1,9 +1,9 @@
 """bench/RESULTS.md and its two charts, written from the figures bench/run.py collected."""
 from pathlib import Path
 
-NOISE = ("Other engineers were running their tests on the same 2 cores during this run, so every "
-         "absolute figure is noisy (see the load averages); the agentstate/LangGraph ratio is measured side "
-         "by side, call by call alternating, so both sides met the same noise.")
+NOISE = ("The 2 cores are shared: the load averages above (and each part's, below) say how busy they were, "
+         "and absolute figures move with it; the agentstate/LangGraph ratio is measured side by side, call by "
+         "call alternating, so both sides met the same conditions.")
 
 
 def _table(header: list[str], rows: list[list]) -> str:
