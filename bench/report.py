@@ -302,6 +302,6 @@ Django's cursor adds anything. Of the move statement, building the whole-state b
 (`jsonb_build_object(...)::text` and its hash) is about 0.13 ms and the task row's update (five
 indexes, never a HOT update) about 0.12 ms. So at 1 and 10 KB the remaining gap is the work a move
 does that a `put` does not (the conditional task row, the event, the guard), not overhead around
-it; dropping any of it would drop a guarantee. A run with the two sides alternating costs
-agentstate about twice what the same loop costs alone (1.8-2.0 ms against 0.9-1.1 ms at 1 KB), and
-LangGraph about 20% more: the ratio measured alternating is lower than either side alone suggests."""
+it; dropping any of it would drop a guarantee. The same loop on a task just created costs
+agentstate 0.9-1.1 ms at 1 KB; the measured figures above (the task moved a few hundred times
+first, alternating and then alone) are 1.7-1.8 ms, a difference seen here and not yet explained."""
