@@ -13,6 +13,9 @@ runs it (beat daily); with dry_run it only counts.
    so a memory deletion or an erasure has no copy to chase), SESSION_KEEP_RECENT_TURNS stay as
    written, and the folded turns are deleted once older than TURN_RETENTION_DAYS, except a turn a
    memory entry was learned from (its provenance).
+4. Artifacts (agentstate.artifacts.retention): a file's bytes go when every task that uses it has
+   passed the checkpoints' period (CHECKPOINT_KEEP_DAYS_AFTER_END); who uploaded what, when, its
+   name, size and SHA-256 stay.
 Receipts, approvals and task events are never deleted, whatever the policy.
 """
 import dataclasses
@@ -25,6 +28,7 @@ from django.conf import settings
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
+from .artifacts.retention import ArtifactPrune, artifacts_prune
 from .kinds import all_kinds
 from .models import Checkpoint, Receipt, Session, Task, Turn
 
@@ -55,6 +59,7 @@ class PruneReport:
     turns: int = 0
     sessions_compacted: int = 0
     sessions_moved: Counter = field(default_factory=Counter)  # new status -> how many
+    artifacts: ArtifactPrune = field(default_factory=ArtifactPrune)
 
     def lines(self) -> list[str]:
         will = "Would delete" if self.dry_run else "Deleted"
@@ -67,6 +72,9 @@ class PruneReport:
             f"retention period.",
             f"{'Would compact' if self.dry_run else 'Compacted'} {self.sessions_compacted} long conversations.",
             f"{'Would move' if self.dry_run else 'Moved'} conversations to: {moved}.",
+            f"{'Would remove' if self.dry_run else 'Removed'} the content of {self.artifacts.blobs} stored files "
+            f"({self.artifacts.bytes} bytes) of {self.artifacts.artifacts} artifacts no kept task uses; their "
+            f"names, sizes, checksums and uploaders are kept.",
             "Receipts, approvals and task events are never deleted.",
         ]
 
@@ -88,6 +96,7 @@ def state_prune(*, dry_run: bool = False, policy: Policy | None = None, now=None
         report.checkpoint_tasks += sum(1 for ids in drop.values() if ids)
         if not dry_run:
             Checkpoint.objects.filter(pk__in=[pk for ids in drop.values() for pk in ids]).delete()
+    report.artifacts = artifacts_prune(keep_days=policy.checkpoint_keep_days_after_end, now=now, dry_run=dry_run)
     return report
 
 

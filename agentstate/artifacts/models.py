@@ -14,6 +14,9 @@ class Blob(AppendOnlyModel):
     size = models.PositiveBigIntegerField()
     path = models.CharField(max_length=200, help_text="Name in the artifacts storage backend.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set by the retention pass when the bytes were removed from storage; the row (its SHA-256 and
+    # size) stays, so the versions that name it still say what was read. The only field ever updated.
+    pruned_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
         return f"blob {self.sha256[:12]} ({self.size} bytes)"

@@ -3,7 +3,9 @@
 `artifact_put` stores the bytes once under their SHA-256 (a second upload of the same bytes
 finds the blob and writes nothing), and records a version of the task's lineage `name`: a new
 number when the content differs from the latest version, the latest version itself when it
-does not. `artifact_read` gives the bytes back only if they still hash to their name."""
+does not. `artifact_read` gives the bytes back only if they still hash to their name, and says
+so (`ArtifactPruned`) when the retention pass removed them. Uploading bytes whose blob was pruned
+stores them again."""
 import hashlib
 
 from django.core.files.base import ContentFile
@@ -20,6 +22,11 @@ STORAGE = "artifacts"
 class ArtifactCorrupt(DomainError):
     """The stored bytes no longer hash to their name: refused, never used."""
     http_status = 409
+
+
+class ArtifactPruned(DomainError):
+    """The bytes were removed under the retention policy; what was read (name, size, SHA-256) stays."""
+    http_status = 410
 
 
 def artifact_storage():
@@ -60,6 +67,7 @@ def artifact_put(*, task, name: str, content: bytes, filename: str = "", content
         artifact, _ = Artifact.objects.get_or_create(task=task, name=name[:200])
         # The lineage's row lock orders versions: two uploads never take the same number.
         Artifact.objects.select_for_update(no_key=True).filter(pk=artifact.pk).first()
+        blob = _blob_restore(blob, content)
         latest = artifact.versions.order_by("-number").select_related("blob").first()
         if latest is not None and latest.blob_id == blob.pk:
             return latest
@@ -69,10 +77,29 @@ def artifact_put(*, task, name: str, content: bytes, filename: str = "", content
                                               created_by=created_by)
 
 
+def _blob_restore(blob: Blob, content: bytes) -> Blob:
+    """Under the blob's row lock (the retention pass takes it too): bytes it pruned are stored again."""
+    locked = Blob.objects.select_for_update().get(pk=blob.pk)
+    if locked.pruned_at is not None:
+        storage = artifact_storage()
+        if not storage.exists(locked.path):
+            storage.save(locked.path, ContentFile(content))
+        Blob.objects.filter(pk=blob.pk).update(pruned_at=None)
+        locked.pruned_at = None
+    return locked
+
+
 def artifact_read(version: ArtifactVersion) -> bytes:
     """The version's bytes, checked against their SHA-256."""
-    with artifact_storage().open(version.blob.path, "rb") as handle:
-        content = handle.read()
+    if version.blob.pruned_at is not None:
+        raise ArtifactPruned(f"The content of {version.artifact.name} v{version.number} was removed under the "
+                             "retention policy.")
+    try:
+        with artifact_storage().open(version.blob.path, "rb") as handle:
+            content = handle.read()
+    except FileNotFoundError:  # the pass deleted the bytes but its transaction did not commit
+        raise ArtifactPruned(f"The content of {version.artifact.name} v{version.number} was removed under the "
+                             "retention policy.")
     if hashlib.sha256(content).hexdigest() != version.blob_id:
         raise ArtifactCorrupt(f"The stored file of {version.artifact.name} v{version.number} does not match its "
                               "SHA-256; it is not used.")

@@ -1,5 +1,6 @@
 """Quote sheets on the pages: attaching one in the chat, and downloading the exact version a
-request read (only for people who may see the request; anyone else gets 404)."""
+request read (only for people who may see the request; anyone else gets 404). A file whose
+content the retention pass removed answers 410 with a page saying so."""
 import io
 import math
 
@@ -12,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from agentstate.artifacts.services import artifact_read, artifact_version_of
+from agentstate.artifacts.services import ArtifactPruned, artifact_read, artifact_version_of
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
@@ -105,6 +106,8 @@ def artifact_download(request, task_id, version_id):
         content = artifact_read(version)
     except NotFound:
         raise Http404("No such file.")
+    except ArtifactPruned:
+        return render(request, "procurement/file_removed.html", {"task": task, "version": version}, status=410)
     response = FileResponse(io.BytesIO(content), as_attachment=True, filename=version.filename,
                             content_type=version.content_type or "application/octet-stream")
     response["X-Content-SHA256"] = version.sha256

@@ -1,7 +1,10 @@
 """`{% quote_sheet_of task as sheet %}`: the quote sheet a request read, for the pages: its file
-and version, a download link bound to that version, and how its questions stand."""
+and version, a download link bound to that version (or, once the retention pass removed its
+content, `pruned`), and how its questions stand."""
 from django import template
 from django.urls import reverse
+
+from agentstate.artifacts.models import Blob
 
 from ..chat.context import catalogue
 from ..quotesheet.chat import pending_text
@@ -19,5 +22,6 @@ def quote_sheet_of(context, task):
     lang = "zh" if (context.get("LANGUAGE_CODE") or getattr(context.get("request"), "LANGUAGE_CODE", "")
                     or "").startswith("zh") else "en"
     return {"file": file, **sheet_summary(sheet),
+            "pruned": Blob.objects.filter(pk=file["sha256"], pruned_at__isnull=False).exists(),
             "download": reverse("artifact-download", args=[task.pk, file["version_id"]]),
             "question": pending_text(task, lang, catalogue()) if task.state == "draft" else ""}

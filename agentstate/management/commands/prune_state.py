@@ -5,8 +5,8 @@ from agentstate.retention import state_prune
 
 
 class Command(BaseCommand):
-    help = ("Delete checkpoints and chat turns the retention settings let go and move conversations along by "
-            "time; receipts, approvals and task events are never deleted.")
+    help = ("Delete checkpoints and chat turns the retention settings let go, remove the bytes of files no kept "
+            "task uses, and move conversations along by time; receipts, approvals and task events are never deleted.")
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="Count what would go; change nothing.")
