@@ -231,3 +231,39 @@ def test_a_task_whose_state_names_the_version_read_downloads_it_as_its_own(demo,
     assert client_for(demo["erin"]).get(url).status_code == 404
     unrelated = task_in_state(state="draft", initiator=demo["alice"], kind="purchase", tenant="ENG", data={})
     assert client_for(demo["alice"]).get(f"/tasks/{unrelated.pk}/files/{sheet['file']['version_id']}/").status_code == 404
+
+
+def _pruned_request(demo, session):
+    """alice's request with a sheet, cancelled 31 days ago, after the retention pass."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agentstate.retention import state_prune
+    from procurement import services
+
+    result = chat_attach(session=session, user=demo["alice"], content=csv_bytes(CLEAN), filename="報價.csv",
+                         text="請檢查")
+    task = services.request_cancel(task_id=result.task.pk, user=demo["alice"], reason="不需要了")
+    Task.objects.filter(pk=task.pk).update(updated_at=timezone.now() - timedelta(days=31))
+    assert not Task.objects.get(pk=task.pk).runnable  # the cancellation's step ran
+    assert state_prune().artifacts.blobs == 1
+    return task, task.data["quote_sheet"]["file"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language,words", [
+    ("zh-hant", "此檔案的內容已依資料保存政策移除"),
+    ("en", "The content of this file was removed under the retention policy"),
+])
+def test_after_retention_the_request_page_and_the_download_say_the_content_was_removed(demo, erp, eager, session,
+                                                                                       language, words):
+    task, file = _pruned_request(demo, session)
+    alice = client_for(demo["alice"])
+    page = alice.get(f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE=language)
+    assert page.status_code == 200 and words in page.content.decode()
+    assert "報價.csv" in page.content.decode() and f"/files/{file['version_id']}/" not in page.content.decode()
+    download = alice.get(f"/tasks/{task.pk}/files/{file['version_id']}/", HTTP_ACCEPT_LANGUAGE=language)
+    assert download.status_code == 410 and words in download.content.decode()
+    assert "報價.csv" in download.content.decode()
+    assert client_for(demo["erin"]).get(f"/tasks/{task.pk}/files/{file['version_id']}/").status_code == 404
