@@ -40,10 +40,20 @@ def _let_go_tasks(*, keep_days: int, now):
     abandoned &= Q(Exists(Session.objects.filter(task=OuterRef("pk"))), ~Exists(live_session))
     pending = Approval.objects.filter(task=OuterRef("pk"), status=Approval.Status.PENDING)
     let_go = Task.objects.filter(ended | abandoned, runnable=False, updated_at__lt=cutoff).exclude(Exists(pending))
-    # A fork reads the file its original read (artifact_version_of's `referenced`).
-    kept_forks = (Task.objects.exclude(pk__in=let_go.values("pk")).filter(data__has_key="forked_from")
-                  .values_list("data__forked_from__task", flat=True))
-    return let_go.exclude(pk__in=[pk for pk in kept_forks if pk])
+    return let_go.exclude(pk__in=_origins_of_kept_forks(let_go))
+
+
+def _origins_of_kept_forks(let_go) -> set[str]:
+    """Every task a kept fork was made from, up the chain: a fork reads the file its original read
+    (artifact_version_of's `referenced`), and a fork of a fork the file of the first original."""
+    forks = Task.objects.filter(data__has_key="forked_from")
+    origins, frontier = set(), forks.exclude(pk__in=let_go.values("pk"))
+    while True:
+        found = {str(pk) for pk in frontier.values_list("data__forked_from__task", flat=True) if pk} - origins
+        if not found:
+            return origins
+        origins |= found
+        frontier = forks.filter(pk__in=found)
 
 
 def _prunable_blobs(let_go):

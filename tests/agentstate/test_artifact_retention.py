@@ -92,6 +92,17 @@ def test_a_fork_still_running_keeps_the_file_its_original_read(alice, artifact_d
     assert artifact_read(version) == b"read by the fork"
 
 
+def test_a_running_fork_of_an_ended_fork_keeps_the_first_originals_file(alice, artifact_dir):
+    original, version = task_with_file(alice, "done", b"read two forks down")
+    middle = task_in_state(state="done", initiator=alice, kind="sample", tenant="T1",
+                           data={"forked_from": {"task": str(original.pk), "version": 1}})
+    Task.objects.filter(pk=middle.pk).update(updated_at=timezone.now() - timedelta(days=31))
+    task_in_state(state="working", initiator=alice, kind="sample", tenant="T1",
+                  data={"forked_from": {"task": str(middle.pk), "version": 1}})
+    assert state_prune(policy=POLICY).artifacts.blobs == 0
+    assert artifact_read(version) == b"read two forks down"
+
+
 def test_uploading_pruned_bytes_again_stores_them_again(alice, artifact_dir):
     _, old = task_with_file(alice, "done", b"back again")
     state_prune(policy=POLICY)
