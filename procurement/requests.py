@@ -131,12 +131,20 @@ def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:
     return tuple((row.delegator, row.delegate) for row in running_delegations() if row.delegator in names)
 
 
+def deciding_now(approval) -> tuple[str, ...]:
+    """Who decides the step the approval waits on now (its first step's people for an approval
+    without a chain)."""
+    if approval.chain:
+        return tuple(approval.chain[approval.step].get("usernames") or ())
+    return tuple((approval.rule or {}).get("usernames") or ())
+
+
 def stand_ins_for(tasks) -> tuple[tuple[str, str], ...]:
     """The running delegations of everyone a page of tasks waits on for approval, in one query
     (pass to `request_now` so a list costs the same however long it is)."""
     people = [name for task in tasks if task.state == workflow.AWAITING_APPROVAL
               for a in task.approvals.all() if a.status == Approval.Status.PENDING
-              for name in (a.rule or {}).get("usernames") or ()]
+              for name in deciding_now(a)]
     return active_stand_ins(people)
 
 
@@ -214,10 +222,12 @@ def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None
     if state == workflow.AWAITING_APPROVAL:
         pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)
         if pending is not None:
-            people = tuple(pending.rule.get("usernames") or ())
+            people = deciding_now(pending)
             stand_ins = active_stand_ins(people) if stand_ins is None else stand_ins
+            # A requester standing in for her own approver still never decides her own request.
+            requester = task.initiator.get_username()
             return WaitingOn(APPROVAL, people, pending.created_at,
-                             tuple(pair for pair in stand_ins if pair[0] in people))
+                             tuple(pair for pair in stand_ins if pair[0] in people and pair[1] != requester))
     requester = (task.initiator.get_username(),)
     kinds = {workflow.AWAITING_INPUT: (ANSWER, requester), workflow.DRAFT: (CONFIRMATION, requester),
              workflow.SUBMITTED: (ERP, ()), workflow.NEEDS_REVIEW: (REVIEW, ())}

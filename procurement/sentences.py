@@ -33,6 +33,10 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "awarded to %(supplier)s: %(total)s incl. tax")),
     (rf"{AMOUNT.format('total')} is above every approval limit for (?P<department>\S+)",
      pgettext_lazy("agent sentence", "%(total)s is above every approval limit for %(department)s")),
+    (r"only (?P<requester>\S+), the requester, could decide step (?P<step>\d+) of the approval chain; nobody "
+     r"decides their own request",
+     pgettext_lazy("agent sentence", "only %(requester)s, the requester, could decide step %(step)s of the approval "
+                   "chain, and nobody decides their own request: a person must choose who approves it")),
     (r"routed to (?P<rule>\w+): (?P<people>.+)", pgettext_lazy("agent sentence", "routed to %(rule)s: %(people)s")),
     (rf"{AMOUNT.format('total')} of budget reserved", pgettext_lazy("agent sentence", "%(total)s of budget reserved")),
     (rf"{AMOUNT.format('total')} of budget held until approval",

@@ -25,7 +25,7 @@ from . import erp
 from .budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
-from .policy.routing import policy_route
+from .policy.routing import OnlyTheRequester, policy_route
 from .pricing import award
 from .quotesheet.state import sheet_quotes
 from .scope import approval_scope, purchase_order_request, requisition_request
@@ -137,6 +137,9 @@ def route(step: Step):
     found = policy_route(department=request.department, total=total, requester=request.requester,
                          categories={line.get("item") or line["description"] for line in award_.get("lines", [])},
                          supplier=award_.get("supplier") or "")
+    if isinstance(found, OnlyTheRequester):
+        step.move("escalate", reason=found.reason)
+        return
     if found is None:
         step.move("escalate", reason=f"NT${total:,.0f} is above every approval limit for {request.department.code}")
         return

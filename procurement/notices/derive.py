@@ -27,6 +27,7 @@ from .. import workflow
 from ..language import language_of
 from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
+from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
 from .render import approval_url, chat_url, display_name, notice_render, request_facts
 from .returned import returned_question_post
@@ -153,6 +154,8 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
     if kind == "cancelled":
         context |= {"by": event.actor, "reason": event.reason}
+    if kind == "needs_review" and OnlyTheRequester.said(event.reason):
+        context |= {"why": event.reason}  # nobody but the requester could decide a step: say so
     if kind in TRAVEL_KINDS.values():
         words, elsewhere = travel_context(task, event)
         context, link = context | words, elsewhere or link
@@ -181,6 +184,9 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
         "expires_at": approval.expires_at, "version": approval.state_version,
         "justification": request_now(task).justification,
     }
+    step = approval.chain[approval.step] if approval.chain else {}
+    if step.get("handed_to") or step.get("covers"):
+        context["own_requester"] = step.get("without_requester") or step["covers"][0]["requester"]
     link = approval_url(approval.pk)
     return [Delivery(kind, task, key, language_of(user), link, context | {"instead_of": instead_of}, user=user)
             for user, instead_of in _deciders_now(approval)]
@@ -205,7 +211,9 @@ def _deciders_now(approval: Approval) -> list:
     for row in ApprovalDecision.objects.filter(approval=approval).values_list("decided_by_id", "on_behalf_of_id"):
         decided |= set(row)
     people = [u for u in approval.approvers.filter(is_active=True).order_by("pk") if u.pk not in decided]
-    stand_ins = (Delegation.objects.active().filter(delegator__in=people).exclude(delegate_id__in=decided)
+    # The requester never decides her own request, not even standing in for someone on it.
+    stand_ins = (Delegation.objects.active().filter(delegator__in=people)
+                 .exclude(delegate_id__in=decided | {approval.task.initiator_id})
                  .select_related("delegate", "delegator").order_by("pk"))
     return [(u, "") for u in people] + [(d.delegate, display_name(d.delegator)) for d in stand_ins]
 

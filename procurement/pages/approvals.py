@@ -103,7 +103,9 @@ def chain_context(user, approval) -> dict:
     # The rule in words (its department and amounts), not its name: admins name rules in one language.
     words = (f"{rule.get('department', '')} · {amount_words(amounts)}" if amounts else "")
     current = approval.chain[approval.step] if approval.chain and approval.status == "pending" else {}
-    stand_ins = active_stand_ins(current.get("usernames", []))
+    # The requester standing in for someone on her own request's chain is no stand-in for it.
+    requester = approval.task.initiator.get_username()
+    stand_ins = tuple(pair for pair in active_stand_ins(current.get("usernames", [])) if pair[1] != requester)
     return {"chain": chain_lines(approval, stand_ins), "policy_version": rule.get("policy_version"),
             "policy_rule": words, "acting_for": acting_for}
 

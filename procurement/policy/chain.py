@@ -36,6 +36,7 @@ class StepView:
     decisions: list[Decision] = field(default_factory=list)
     escalate_after_seconds: int | None = None
     backup_role: str = ""
+    handed_to: str = ""  # the role deciding in place of `role`, which only the requester held
 
     @property
     def role_or_none(self):

@@ -1,5 +1,13 @@
 """A request's approval chain from the current policy version: who decides each step, frozen
-when the approval opens (DESIGN §7). Memberships and limits come from the database."""
+when the approval opens (DESIGN §7). Memberships and limits come from the database.
+
+Nobody decides their own request. A step only the requester could decide (a manager's own
+request at her manager step) goes to the next level up: when a later step of the chain asks
+for that level, the step is left out and that step covers it (its frozen step names the role
+and the person it stands in for, under `covers`); otherwise the holders of that level decide it
+(`without_requester`). When nobody above can, the request goes to review, saying so."""
+import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
@@ -13,9 +21,30 @@ from .rules import current_policy, rule_for
 SUPERIOR = {"manager": "director"}
 
 
-def policy_route(*, department, total: Decimal, requester, categories: set[str], supplier: str) -> dict | None:
+@dataclass(frozen=True)
+class OnlyTheRequester:
+    """No route: step `number` (of the policy's chain) could be decided by the requester alone."""
+    number: int
+    requester: str
+
+    @staticmethod
+    def said(reason: str) -> bool:
+        """Whether an event's reason is this refusal's."""
+        return bool(re.fullmatch(r"only \S+, the requester, could decide step \d+ of the approval chain; nobody "
+                                 r"decides their own request", reason or ""))
+
+    @property
+    def reason(self) -> str:
+        # English for the event log; procurement.sentences gives it in the reader's language.
+        return (f"only {self.requester}, the requester, could decide step {self.number} of the approval chain; "
+                f"nobody decides their own request")
+
+
+def policy_route(*, department, total: Decimal, requester, categories: set[str],
+                 supplier: str) -> dict | OnlyTheRequester | None:
     """The route for the approval (its frozen chain, the policy version and the rule), None when no
-    rule matches or a step would have nobody to decide it (the request then goes to review).
+    rule matches or a step would have nobody to decide it, OnlyTheRequester when only the requester
+    could decide a step and nobody above her can (the request then goes to review).
     Without any policy version yet, the route is the built-in one (procurement.access)."""
     policy = current_policy()
     if policy is None:
@@ -27,6 +56,9 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
         return None
     roles = {step["role"] for step in rule["steps"]}
     chain = [_frozen(step, department, total, requester, roles) for step in rule["steps"]]
+    chain = _without_own_steps(chain, requester)
+    if not isinstance(chain, list):
+        return chain
     if any(not step["user_ids"] for step in chain):
         return None
     first = chain[0]
@@ -39,13 +71,36 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
 
 
 def _frozen(step: dict, department, total: Decimal, requester, roles: set) -> dict:
-    people = sorted(((m.user_id, m.user.username) for m in _deciders(step, department, total, roles)
-                     if m.user_id != requester.pk), key=lambda p: p[1])
+    rows = _deciders(step, department, total, roles)
+    candidates = sorted(((m.user_id, m.user.username) for m in rows), key=lambda p: p[1])
     if step["user"]:
-        people = [(u.pk, u.username) for u in get_user_model().objects.filter(username=step["user"], is_active=True)
-                  .exclude(pk=requester.pk)]
-    people = list(dict.fromkeys(people))
-    return step | {"user_ids": [pk for pk, _ in people], "usernames": [name for _, name in people]}
+        candidates = [(u.pk, u.username) for u in get_user_model().objects.filter(username=step["user"],
+                                                                                   is_active=True)]
+    people = list(dict.fromkeys(p for p in candidates if p[0] != requester.pk))
+    frozen = step | {"user_ids": [pk for pk, _ in people], "usernames": [name for _, name in people]}
+    if len(people) < len(dict.fromkeys(candidates)):
+        frozen["without_requester"] = requester.get_username()
+        others = {m.role for m in rows if m.user_id != requester.pk}
+        if not step["user"] and others == {SUPERIOR.get(step["role"])}:
+            frozen["handed_to"] = SUPERIOR[step["role"]]  # only the next level up is left to decide it
+    return frozen
+
+
+def _without_own_steps(chain: list[dict], requester) -> list[dict] | OnlyTheRequester:
+    """The chain with the steps only the requester could decide handed to the next level up: left
+    out when a later step asks for that level (that step `covers` it), else OnlyTheRequester.
+    (A step that could take the next level's holders already lists them: see `_deciders`.)"""
+    kept: list[dict] = []
+    for number, step in enumerate(chain, start=1):
+        if step["user_ids"] or not step.get("without_requester"):
+            kept.append(step)
+            continue
+        above = SUPERIOR.get(step["role"])
+        later = next((s for s in chain[number:] if above and s["role"] == above), None)
+        if later is None:
+            return OnlyTheRequester(number=number, requester=requester.get_username())
+        later.setdefault("covers", []).append({"role": step["role"], "requester": requester.get_username()})
+    return kept
 
 
 def _deciders(step: dict, department, total: Decimal, roles: set):

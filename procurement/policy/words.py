@@ -27,6 +27,8 @@ def role_label(role: str) -> str:
 def step_who(step: StepView) -> str:
     """"department manager (any one of: bob, frank)"."""
     what = role_label(step.role) if step.role else step.user
+    if step.handed_to:
+        what = role_label(step.handed_to)
     people = pgettext("list separator", ", ").join(step.people)
     if not people:
         return what
@@ -48,6 +50,21 @@ def decision_words(decision: Decision) -> str:
     return sentence.get(decision.decision, "%(who)s, %(when)s") % parts
 
 
+def _own_request_notes(step: dict) -> list[str]:
+    """Why the requester is not on a step: it covers a step only she could have decided, or it went
+    to the next level up without her."""
+    notes = [_("Also decides in place of the %(role)s step: %(name)s is the requester, and nobody decides "
+               "their own request.") % {"role": role_label(covered["role"]), "name": covered["requester"]}
+             for covered in step.get("covers", [])]
+    if step.get("handed_to"):
+        notes.append(_("In place of the %(role)s: %(name)s is the requester, and nobody decides their own "
+                       "request.") % {"role": role_label(step["role"]), "name": step["without_requester"]})
+    elif step.get("without_requester") and not step.get("covers"):
+        notes.append(_("%(name)s is the requester and does not decide this step.") % {
+            "name": step["without_requester"]})
+    return notes
+
+
 def chain_lines(approval, stand_ins=()) -> list[dict]:
     """The chain as the page shows it: one entry per step, current step marked; its people read
     「bob（代理人 dave）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
@@ -55,9 +72,12 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
 
     lines = []
     for step in chain_view(approval):
+        frozen = approval.chain[step.number - 1] if approval.chain else {}
+        if frozen.get("handed_to"):
+            step = replace(step, handed_to=frozen["handed_to"])
         if step.status == "pending" and stand_ins:
             step = replace(step, people=[stand_in_words(person, stand_ins) for person in step.people])
-        extra = []
+        extra = _own_request_notes(frozen)
         if step.offered:
             extra.append(_("Waited too long: also offered to %(people)s.") % {
                 "people": pgettext("list separator", ", ").join(step.offered)})

@@ -90,8 +90,9 @@ def may_decide(user, approval) -> str | None:
 def approvals_pending_for(user):
     """Pending approvals whose waiting step `user` may decide (in person, standing in for someone,
     or by a grant that is still live), oldest first (the longest waiting)."""
+    # A requester standing in for someone on her own request's chain still may not decide it.
     return (Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=approval_grants(user, DECIDE_APPROVAL)),
-                                    status=Approval.Status.PENDING)
+                                    status=Approval.Status.PENDING).exclude(task__initiator=user)
             .select_related("task__initiator").order_by("created_at"))
 
 
@@ -262,7 +263,7 @@ def approvals_for(user, status: str | None = None):
     """The API's list, newest first: the approvals whose waiting step `user` may decide (in person
     or as a delegate), and those they decided a step of. Pending means "waiting for me"."""
     if status == Approval.Status.PENDING:
-        approvals = Approval.objects.filter(pk__in=routed_to(user))
+        approvals = Approval.objects.filter(pk__in=routed_to(user)).exclude(task__initiator=user)
     else:
         approvals = Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))
                                             | Q(decided_by=user))

@@ -1,0 +1,89 @@
+"""A manager's own request on the pages, in both languages: the approval page says who decides
+now and why the requester is not on the chain; her own request page says whom it waits for; a
+request only she could have decided says so on its page. No raw codes."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from .page_text import english_words, state_codes, visible_text
+from .policy_support import LARGE, pending, submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+ONE_LAPTOP = [{"description": "Laptop", "quantity": 1}]
+FOUR_LAPTOPS = [{"description": "Laptop", "quantity": 4}]
+NAMES = ["bob", "frank", "alice", "carol", "Bob Wang", "Laptop", "team equipment", "Hsinchu Tech Supply",
+         "Taipei Office Mart", "Formosa Computer"]
+
+
+def page(user, url, **headers) -> str:
+    client = Client(**headers)
+    client.force_login(user)
+    response = client.get(url)
+    assert response.status_code == 200
+    return visible_text(response.content.decode())
+
+
+def test_the_director_reads_that_he_decides_in_place_of_bob_manager_step_in_english(demo, erp, eager):
+    approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
+    text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
+    assert "director (any one of: frank)" in text
+    assert ("Also decides in place of the department manager step: bob is the requester, and nobody decides their "
+            "own request.") in text
+    assert "covers" not in text and "without_requester" not in text
+
+
+def test_the_director_reads_it_in_chinese(demo, erp, eager):
+    approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
+    text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **ZH)
+    assert "bob" in text and "申請人" in text
+    assert english_words(text, names=NAMES) == [], english_words(text, names=NAMES)
+    assert state_codes(text) == []
+
+
+def test_within_bob_limit_the_step_reads_director_in_place_of_the_manager_in_both_languages(demo, erp, eager):
+    approval = pending(submit(demo["bob"], ONE_LAPTOP))
+    url = reverse("approval-page", args=[approval.pk])
+    english = page(demo["frank"], url, **EN)
+    assert "director (any one of: frank)" in english and "department manager (any one" not in english
+    assert "In place of the department manager: bob is the requester, and nobody decides their own request." \
+        in english
+    chinese = page(demo["frank"], url, **ZH)
+    assert "申請人" in chinese
+    assert english_words(chinese, names=NAMES) == [], english_words(chinese, names=NAMES)
+
+
+@pytest.mark.parametrize("headers, words", [(EN, "Waiting for approval by frank"), (ZH, "frank")])
+def test_bob_own_request_page_says_it_waits_for_frank(demo, erp, eager, headers, words):
+    task = submit(demo["bob"], FOUR_LAPTOPS)
+    text = page(demo["bob"], reverse("task-page", args=[task.pk]), **headers)
+    assert words in text
+    home = page(demo["bob"], reverse("my-requests"), **headers)
+    assert "frank" in home and "Waiting for approval by bob" not in home
+
+
+def test_a_request_only_the_requester_could_decide_says_why_it_is_in_review_in_both_languages(demo, erp, eager):
+    task = submit(demo["carol"], LARGE)
+    url = reverse("task-page", args=[task.pk])
+    english = page(demo["carol"], url, **EN)
+    assert "only carol, the requester, could decide step 3 of the approval chain" in english
+    chinese = page(demo["carol"], url, **ZH)
+    assert "申請人" in chinese and "the requester" not in chinese
+
+
+def test_the_approval_page_never_offers_bob_as_a_stand_in_on_his_own_request(demo, erp, eager):
+    from django.utils import timezone
+
+    from procurement.policy.models import Delegation
+
+    today = timezone.localdate()
+    Delegation.objects.create(delegator=demo["frank"], delegate=demo["bob"], starts=today, ends=today)
+    approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
+    text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
+    assert "director (any one of: frank)" in text and "standing in" not in text
+    client = Client(**EN)
+    client.force_login(demo["bob"])
+    html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    # bob may read his department's approval, but gets no form to decide his own request.
+    assert reverse("approval-decide", args=[approval.pk]) not in html and "standing in" not in visible_text(html)
