@@ -185,8 +185,10 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
         "justification": request_now(task).justification,
     }
     step = approval.chain[approval.step] if approval.chain else {}
-    if step.get("handed_to") or step.get("covers"):
-        context["own_requester"] = step.get("without_requester") or step["covers"][0]["requester"]
+    if step.get("handed_to"):
+        context["own_requester"] = step["without_requester"]
+    elif step.get("in_place_of") or step.get("covers"):
+        context["own_requester"] = (step.get("in_place_of") or step["covers"][0])["requester"]
     link = approval_url(approval.pk)
     return [Delivery(kind, task, key, language_of(user), link, context | {"instead_of": instead_of}, user=user)
             for user, instead_of in _deciders_now(approval)]

@@ -2,10 +2,10 @@
 when the approval opens (DESIGN §7). Memberships and limits come from the database.
 
 Nobody decides their own request. A step only the requester could decide (a manager's own
-request at her manager step) goes to the next level up: when a later step of the chain asks
-for that level, the step is left out and that step covers it (its frozen step names the role
-and the person it stands in for, under `covers`); otherwise the holders of that level decide it
-(`without_requester`). When nobody above can, the request goes to review, saying so."""
+request at her manager step) goes to the next level up (LEVELS): to the directors when the chain
+has no director step (`handed_to`); else to the first level above that the chain does not ask
+for yet, added as a step (`in_place_of`); else it is left out and a later, higher step covers it
+(`covers`). When nobody above can, the request goes to review, saying so."""
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,6 +19,9 @@ from .rules import current_policy, rule_for
 # A manager's step is open to the directors too (they may decide what a manager could), unless
 # another step of the same chain asks for a director: then they decide there, once.
 SUPERIOR = {"manager": "director"}
+# The ladder of approval levels, lowest first, as the demo policy climbs it: a step only the
+# requester could decide goes to the next level up.
+LEVELS = ("manager", "director", "finance")
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
         return None
     roles = {step["role"] for step in rule["steps"]}
     chain = [_frozen(step, department, total, requester, roles) for step in rule["steps"]]
-    chain = _without_own_steps(chain, requester)
+    chain = _without_own_steps(chain, requester, department)
     if not isinstance(chain, list):
         return chain
     if any(not step["user_ids"] for step in chain):
@@ -86,21 +89,49 @@ def _frozen(step: dict, department, total: Decimal, requester, roles: set) -> di
     return frozen
 
 
-def _without_own_steps(chain: list[dict], requester) -> list[dict] | OnlyTheRequester:
-    """The chain with the steps only the requester could decide handed to the next level up: left
-    out when a later step asks for that level (that step `covers` it), else OnlyTheRequester.
+def _without_own_steps(chain: list[dict], requester, department) -> list[dict] | OnlyTheRequester:
+    """The chain with each step only the requester could decide handed to the next level up
+    (LEVELS). The first level above hers that no step of the chain asks for yet, and that someone
+    else holds, takes her step, in ladder order, so her own request gets as many approvers besides
+    her as anyone's: bob's own NT$150,000 goes to the director, then finance. With every level above
+    hers already on the chain, her step is left out and the next of those steps covers it. With no
+    level above hers on the chain or free: OnlyTheRequester.
     (A step that could take the next level's holders already lists them: see `_deciders`.)"""
-    kept: list[dict] = []
+    name = requester.get_username()
+    kept = list(chain)
     for number, step in enumerate(chain, start=1):
         if step["user_ids"] or not step.get("without_requester"):
-            kept.append(step)
             continue
-        above = SUPERIOR.get(step["role"])
-        later = next((s for s in chain[number:] if above and s["role"] == above), None)
+        kept.remove(step)
+        above = LEVELS[LEVELS.index(step["role"]) + 1:] if step["role"] in LEVELS else ()
+        asked = {s["role"] for s in kept}
+        extra = None
+        for level in (level for level in above if level not in asked):
+            extra = _level_step(level, department, requester)
+            if extra is not None:
+                break
+        if extra is not None:
+            extra["in_place_of"] = {"role": step["role"], "requester": name}
+            kept.append(extra)
+            kept.sort(key=lambda s: LEVELS.index(s["role"]) if s["role"] in LEVELS else len(LEVELS))
+            continue
+        later = next((s for s in chain[number:] if s["role"] in above), None)
         if later is None:
-            return OnlyTheRequester(number=number, requester=requester.get_username())
-        later.setdefault("covers", []).append({"role": step["role"], "requester": requester.get_username()})
+            return OnlyTheRequester(number=number, requester=name)
+        later.setdefault("covers", []).append({"role": step["role"], "requester": name})
     return kept
+
+
+def _level_step(role: str, department, requester) -> dict | None:
+    """A step for the holders of `role` in the department (or all departments), the requester aside."""
+    rows = (Membership.objects.filter(role=role, user__is_active=True).exclude(user=requester)
+            .filter(Q(department=department) | Q(department__isnull=True)).select_related("user"))
+    people = sorted({(m.user_id, m.user.username) for m in rows}, key=lambda p: p[1])
+    if not people:
+        return None
+    return {"role": role, "user": "", "mode": "any", "within_limit": False, "backup_role": "",
+            "escalate_after_seconds": None, "user_ids": [pk for pk, _ in people],
+            "usernames": [n for _, n in people]}
 
 
 def _deciders(step: dict, department, total: Decimal, roles: set):

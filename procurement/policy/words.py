@@ -56,9 +56,11 @@ def _own_request_notes(step: dict) -> list[str]:
     notes = [_("Also decides in place of the %(role)s step: %(name)s is the requester, and nobody decides "
                "their own request.") % {"role": role_label(covered["role"]), "name": covered["requester"]}
              for covered in step.get("covers", [])]
-    if step.get("handed_to"):
+    instead = step.get("in_place_of") or ({"role": step["role"], "requester": step["without_requester"]}
+                                          if step.get("handed_to") else None)
+    if instead:
         notes.append(_("In place of the %(role)s: %(name)s is the requester, and nobody decides their own "
-                       "request.") % {"role": role_label(step["role"]), "name": step["without_requester"]})
+                       "request.") % {"role": role_label(instead["role"]), "name": instead["requester"]})
     elif step.get("without_requester") and not step.get("covers"):
         notes.append(_("%(name)s is the requester and does not decide this step.") % {
             "name": step["without_requester"]})

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ONE_LAPTOP = [{"description": "Laptop", "quantity": 1}]     # NT$36,645: within bob's own limit
 FOUR_LAPTOPS = [{"description": "Laptop", "quantity": 4}]   # NT$146,580: manager then director
+# LARGE (NT$1,209,285): manager, director, finance
 
 
 def roles_and_people(approval) -> list[tuple]:
@@ -32,25 +33,32 @@ def test_bob_own_request_within_his_limit_is_decided_by_the_director_in_his_plac
     assert task.state == "externally_confirmed"
 
 
-def test_bob_own_150k_request_skips_his_manager_step_and_the_director_decides_it(demo, erp, eager):
+def test_bob_own_150k_request_goes_to_the_director_then_finance_in_place_of_his_step(demo, erp, eager):
+    # alice's would need bob and frank: bob's own keeps two approvers besides him, the next level up taking his.
     task = submit(demo["bob"], FOUR_LAPTOPS)
     task.refresh_from_db()
     assert task.state == "awaiting_approval", [e.reason for e in task.events.all()]
     approval = pending(task)
-    assert roles_and_people(approval) == [("director", ["frank"])]
-    assert approval.chain[0]["covers"] == [{"role": "manager", "requester": "bob"}]
+    assert roles_and_people(approval) == [("director", ["frank"]), ("finance", ["carol"])]
+    assert approval.chain[1]["in_place_of"] == {"role": "manager", "requester": "bob"}
     assert approval.rule["policy_rule"] == "ENG: manager then director, over NT$100,000"
-    assert [s["role"] for s in body(demo["frank"], approval).json()["chain"]] == ["director"]
+    assert approval.rule["policy_version"] == 1
+    assert [s["role"] for s in body(demo["frank"], approval).json()["chain"]] == ["director", "finance"]
     assert decide(demo["bob"], approval).status_code == 403
+    assert decide(demo["carol"], approval).status_code == 403  # not her step yet
     assert decide(demo["frank"], approval).status_code == 200
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval" and erp.purchase_orders() == []
+    assert decide(demo["carol"], approval).status_code == 200
     task.refresh_from_db()
     assert task.state == "externally_confirmed" and len(erp.purchase_orders()) == 1
 
 
-def test_bob_own_large_request_goes_to_the_director_then_finance(demo, erp, eager):
+def test_bob_own_large_request_leaves_his_step_to_the_director_and_finance_already_on_it(demo, erp, eager):
     task = submit(demo["bob"], LARGE)
     approval = pending(task)
     assert roles_and_people(approval) == [("director", ["frank"]), ("finance", ["carol"])]
+    assert approval.chain[0]["covers"] == [{"role": "manager", "requester": "bob"}]
     assert decide(demo["carol"], approval).status_code == 403  # not her step yet
     assert decide(demo["frank"], approval).status_code == 200
     task.refresh_from_db()
@@ -64,6 +72,7 @@ def test_alice_request_keeps_bob_on_his_manager_step(demo, erp, eager):
     approval = pending(submit(demo["alice"], FOUR_LAPTOPS))
     assert roles_and_people(approval) == [("manager", ["bob"]), ("director", ["frank"])]
     assert "covers" not in approval.chain[1] and "without_requester" not in approval.chain[0]
+    assert "in_place_of" not in approval.chain[1]
 
 
 def test_when_only_the_requester_could_decide_a_step_it_goes_to_review_saying_so(demo, erp, eager):
@@ -106,7 +115,9 @@ def test_bob_standing_in_for_frank_still_never_decides_his_own_request(demo, erp
     assert Approval.objects.get(pk=approval.pk).status == "pending"
 
 
-def test_the_director_hears_the_request_comes_to_him_because_bob_made_it(demo, erp, eager):
-    submit(demo["bob"], FOUR_LAPTOPS)
-    notice = Notice.objects.get(recipient=demo["frank"], kind="approval_new")
-    assert "bob made this request and does not decide their own request" in notice.text
+def test_the_approver_taking_bob_step_hears_it_comes_to_them_because_bob_made_it(demo, erp, eager):
+    approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
+    assert "bob made this request" not in Notice.objects.get(recipient=demo["frank"], kind="approval_new").text
+    assert decide(demo["frank"], approval).status_code == 200
+    notice = Notice.objects.get(recipient=demo["carol"], kind="approval_new")
+    assert "bob made this request and does not decide their own request, so it comes to you." in notice.text

@@ -25,19 +25,27 @@ def page(user, url, **headers) -> str:
     return visible_text(response.content.decode())
 
 
-def test_the_director_reads_that_he_decides_in_place_of_bob_manager_step_in_english(demo, erp, eager):
+def test_the_chain_reads_who_takes_bob_step_in_english(demo, erp, eager):
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
-    assert "director (any one of: frank)" in text
+    assert "director (any one of: frank)" in text and "finance (any one of: carol)" in text
+    assert "In place of the department manager: bob is the requester, and nobody decides their own request." in text
+    assert "in_place_of" not in text and "without_requester" not in text
+
+
+def test_on_his_large_request_the_director_reads_he_covers_bob_step(demo, erp, eager):
+    approval = pending(submit(demo["bob"], LARGE))
+    text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
     assert ("Also decides in place of the department manager step: bob is the requester, and nobody decides their "
             "own request.") in text
-    assert "covers" not in text and "without_requester" not in text
+    chinese = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **ZH)
+    assert "同時代替「部門主管」這一關核准：bob 是申請人" in chinese
 
 
 def test_the_director_reads_it_in_chinese(demo, erp, eager):
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **ZH)
-    assert "bob" in text and "申請人" in text
+    assert "代替部門主管核准：bob 是申請人，任何人都不能核准自己的請購。" in text
     assert english_words(text, names=NAMES) == [], english_words(text, names=NAMES)
     assert state_codes(text) == []
 
