@@ -165,8 +165,8 @@ class MergedData(models.Func):
     overlay (sql._apply_orm writes `data` whole), so `data` alone is the JSON."""
     output_field = models.JSONField()
 
-    def __init__(self, prefix=""):
-        super().__init__(models.F(prefix + "data"), models.F(prefix + "data_overlay"))
+    def __init__(self):
+        super().__init__(models.F("data"), models.F("data_overlay"))
 
     def as_sql(self, compiler, connection, **extra):
         return super().as_sql(compiler, connection, template="(%(expressions)s)", arg_joiner=" || ", **extra)
