@@ -176,7 +176,8 @@ class MergedData(models.Func):
 
 
 class TaskEvent(AppendOnlyModel):
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events")
+    # Indexed by (task, version) below, which also serves every lookup by task alone.
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events", db_index=False)
     at = models.DateTimeField(auto_now_add=True)
     actor = models.CharField(max_length=150)
     event = models.CharField(max_length=60)
