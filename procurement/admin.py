@@ -157,23 +157,14 @@ class TaskAdmin(EngineTaskAdmin):
             return None
         tasks = list(queryset.filter(kind=workflow.KIND).order_by("created_at"))
         form = ReviewReasonForm(request.POST if "apply" in request.POST else None, tasks=tasks)
-        if form.asks_again():
-            return TemplateResponse(request, "admin/agentstate/task/cancel.html", {
-                **self.admin_site.each_context(request), "title": _("Cancel with compensation"),
-                "tasks": tasks, "form": form, "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
-        if refusals := form.version_refusals():  # bound to the versions the page listed, never to later ones
-            for refusal in refusals:
-                self.message_user(request, refusal, messages.ERROR)
-            return None
-        for task in tasks:
-            try:
-                services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"],
-                                        expected_version=form.seen_version(task))
-                self.message_user(request, _("%(task)s: cancelled; compensation runs next.") % {"task": task.pk})
-            except DomainError as refused:
-                self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
-        return None
+
+        def cancel(task):
+            services.request_cancel(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"],
+                                    expected_version=form.seen_version(task))
+            return _("%(task)s: cancelled; compensation runs next.") % {"task": task.pk}
+
+        return self._ask_then_run(request, tasks, form, cancel, "admin/agentstate/task/cancel.html",
+                                  {"title": _("Cancel with compensation")})
 
     @admin.action(description=gettext_lazy("Work queue: check the ERP again (asks why first)"), permissions=["view"])
     def review_reconcile(self, request, queryset):
@@ -203,21 +194,32 @@ class TaskAdmin(EngineTaskAdmin):
             return None
         form = ReviewReasonForm(request.POST if "apply" in request.POST else None, tasks=tasks,
                                 needs_external_id=record)
+
+        def run(task):
+            extra = {"external_id": form.cleaned_data["external_id"]} if record else {}
+            _after, said = service(user=request.user, task_id=task.pk, expected_version=form.seen_version(task),
+                                   reason=form.cleaned_data["reason"], **extra)
+            return f"{task.pk}: {said}"
+
+        return self._ask_then_run(request, tasks, form, run, "admin/agentstate/task/review_action.html",
+                                  {"title": title, "consequence": consequence, "action": action})
+
+    def _ask_then_run(self, request, tasks, form, run, template, context):
+        """The confirmation page (again, until the form is complete), bound to the versions it
+        listed: a post missing one refuses the whole. Then `run(task)` for each task, whose own
+        service checks who may act, the version and the state, and records who and why; each
+        task's outcome, or why it was refused, is said on its own line."""
         if form.asks_again():
-            return TemplateResponse(request, "admin/agentstate/task/review_action.html", {
-                **self.admin_site.each_context(request), "title": title, "consequence": consequence,
-                "tasks": tasks, "form": form, "action": action, "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
+            return TemplateResponse(request, template, {
+                **self.admin_site.each_context(request), **context, "tasks": tasks, "form": form,
+                "opts": self.model._meta, "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
         if refusals := form.version_refusals():  # never bound to a version nobody saw
             for refusal in refusals:
                 self.message_user(request, refusal, messages.ERROR)
             return None
-        extra = {"external_id": form.cleaned_data["external_id"]} if record else {}
         for task in tasks:
             try:
-                _after, said = service(user=request.user, task_id=task.pk, expected_version=form.seen_version(task),
-                                       reason=form.cleaned_data["reason"], **extra)
-                self.message_user(request, f"{task.pk}: {said}")
+                self.message_user(request, run(task))
             except DomainError as refused:
                 self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
         return None
