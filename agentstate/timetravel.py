@@ -196,7 +196,7 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
             data=hooks.restored_data(task, record), step=record.cursor,
             refs=[{"rewound_to": record.id, "version": record.version, "effects": [e.as_json() for e in plan.effects]}],
             reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
-                   + _why(why), event_data={"why": why.strip()} if why and why.strip() else None)
+                   + _why(why), event_data=_why_data(why) or None)
         hooks.on_rewound(plan.task, plan.effects)
         _hand_back(plan.task)
     return plan
@@ -230,7 +230,7 @@ def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None, 
                             reason=f"forked from checkpoint v{record.version} to try another way")
         TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=FORKED_EVENT, from_state=task.state,
                                  to_state=task.state, version=task.version,
-                                 data={"fork": str(fork.pk), **link, "why": why.strip()},
+                                 data={"fork": str(fork.pk), **link, **_why_data(why)},
                                  reason=f"forked by {actor.name} at checkpoint v{record.version} into {fork.pk}"
                                         + _why(why))
         _hand_back(fork)
@@ -326,7 +326,7 @@ def task_replay(*, task: Task, checkpoint_id, actor, why: str = "") -> Replay:
     replay = Replay(task, record, steps)
     TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=REPLAY_EVENT, from_state=task.state,
                              to_state=task.state, version=task.version,
-                             data={"checkpoint": record.id, "why": why.strip()},
+                             data={"checkpoint": record.id, **_why_data(why)},
                              reason=f"dry run from checkpoint v{record.version} viewed by {actor.name}: "
                                     f"{len(steps)} steps, {replay.differences} differences; nothing was sent"
                                     + _why(why))
@@ -386,6 +386,11 @@ def _moves_after(task: Task, version: int) -> list[dict]:
 
 def _why(why: str) -> str:
     return f"{WHY}{why.strip()}" if why and why.strip() else ""
+
+
+def _why_data(why: str) -> dict:
+    """What the event keeps of the person's words: nothing when they gave none."""
+    return {"why": why.strip()} if why and why.strip() else {}
 
 
 def why_of(event: TaskEvent) -> str:

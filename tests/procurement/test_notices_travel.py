@@ -7,7 +7,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agentstate.models import Task
+from agentstate.models import Task, TaskEvent
+from agentstate.timetravel import REPLAY_EVENT
 from procurement import services
 from procurement import timetravel as tt
 from procurement.language import user_language_set
@@ -115,7 +116,8 @@ def test_a_fork_from_the_page_tells_her_the_new_requests_number_and_links_it(wai
     assert number(fork) in notice.text and number(waiting) in notice.text
     if language == "en":
         assert f"Carol Wu started a new request {number(fork)} from your request {number(waiting)}" in text
-        assert "Reason: “try the other supplier”" in text and "is not changed" in text
+        assert "Reason: “try the other supplier”" in text
+        assert f"{number(waiting)} itself is not changed; it stands as before — waiting for approval." in text
     else:
         assert f"Carol Wu 從您的請購 {number(waiting)}" in text and f"另開新請購 {number(fork)}" in text
         assert "理由：「try the other supplier」" in text and "不受影響" in text
@@ -140,6 +142,8 @@ def test_without_a_reason_the_notice_says_none_was_given(waiting, demo, language
 
     [notice] = travel_notices(demo["alice"])
     assert ("No reason was given." if language == "en" else "未說明理由") in notice.text
+    # The event keeps no empty words: a replay, a fork and a rewind without a reason store none alike.
+    assert "why" not in TaskEvent.objects.filter(task=waiting, event=REPLAY_EVENT).get().data
 
 
 def test_refused_actions_tell_her_nothing(waiting, demo, language):
