@@ -45,9 +45,13 @@ def charts(results: dict, out: Path) -> dict:
         values = chaos["recovery_s"]["all"]
         fig, ax = plt.subplots(figsize=(8, 4))
         ax.hist(values, bins=min(20, max(5, len(values))), color="tab:green", edgecolor="black")
+        low, high = ax.get_xlim()
         for label, q in (("p50", chaos["recovery_s"]["p50"]), ("p95", chaos["recovery_s"]["p95"])):
             ax.axvline(q, linestyle="--", color="black")
-            ax.text(q, ax.get_ylim()[1] * 0.9, f" {label} {q:.1f} s")
+            # Written on the side with room, so a p95 near the right edge is not cut off.
+            right = q > low + (high - low) * 0.75
+            ax.text(q, ax.get_ylim()[1] * 0.9, f"{label} {q:.1f} s " if right else f" {label} {q:.1f} s",
+                    ha="right" if right else "left")
         ax.set_xlabel("seconds from a killed worker's lease expiring to the task's next move (a worker's or recovery's)")
         ax.set_ylabel("recoveries")
         ax.set_title(f"Recovery under chaos: {len(values)} recoveries after {len(chaos['kills'])} SIGKILLs")
