@@ -5,6 +5,7 @@ State names, receipt and approval statuses, ERP operations and events are public
 """
 import re
 
+from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
@@ -188,6 +189,41 @@ def deletion_words(report, *, done: bool = False) -> str:
     if done:
         return gettext("It also removed %(what)s.") % {"what": what}
     return gettext("It also removes %(what)s.") % {"what": what}
+
+
+# The catalogue's items (DESIGN §10). The item stays English in data, the API and the ERP
+# ("Laptop", "USB-C dock"); a person reads it in their language, on pages, in notices, mail and chat.
+ITEM_NAMES = {"Laptop": pgettext_lazy("catalogue item", "Laptop"),
+              "Monitor": pgettext_lazy("catalogue item", "Monitor"),
+              "Keyboard": pgettext_lazy("catalogue item", "Keyboard"),
+              "USB-C dock": pgettext_lazy("catalogue item", "USB-C dock"),
+              "Office chair": pgettext_lazy("catalogue item", "Office chair")}
+_ITEM_KEYS = {item.casefold(): item for item in ITEM_NAMES}
+
+
+def item_label(description) -> str:
+    """A catalogue item in the active language (「筆電」 for "Laptop", whatever its case); any other
+    description as the requester wrote it."""
+    text = str(description or "")
+    item = _ITEM_KEYS.get(" ".join(text.split()).casefold())
+    return str(ITEM_NAMES[item]) if item else text
+
+
+def line_words(line) -> str:
+    """One line of a request (a dict or an object with `description` and `quantity`): "2 × Laptop",
+    「筆電 × 2」; an open quantity reads "?"."""
+    get = line.get if isinstance(line, dict) else lambda name: getattr(line, name, None)
+    return pgettext("request line", "%(quantity)s × %(item)s") % {
+        "quantity": get("quantity") or "?", "item": item_label(get("description"))}
+
+
+def items_summary(lines) -> str:
+    """What a request buys, in the active language: "2 × Laptop, 1 × Monitor", 「筆電 × 2、螢幕 × 1」."""
+    return pgettext("list separator", ", ").join(line_words(line) for line in lines or ())
+
+
+# The same, said when it is rendered: a notice's context is built before its recipient's language is on.
+items_summary_lazy = lazy(items_summary, str)
 
 
 # Approval routes (procurement.selectors.approval_route's `rule`).

@@ -103,7 +103,8 @@ class RequestNow:
 
     @property
     def summary(self) -> str:
-        """"2 × Laptop, 1 × Monitor"."""
+        """"2 × Laptop, 1 × Monitor": the API's `summary`, in the stored (English) item names. People
+        read `labels.items_summary(lines)`, in their language."""
         return ", ".join(f"{line.quantity or '?'} × {line.description}" for line in self.lines)
 
     @property

@@ -378,13 +378,11 @@ def _part(name: str, value: str) -> str:
     if name == "items":
         return _items(value)
     if name == "item":
-        from .chat.draft import ITEM_NAMES
-
-        return str(ITEM_NAMES.get(value, value))
+        return labels.item_label(value)
     if name == "fields":
         return str(LIST_SEPARATOR).join(str(DRAFT_FIELDS.get(field, field)) for field in value.split(", "))
     return value
 
 
 def _items(value: str) -> str:
-    return str(LIST_SEPARATOR).join(value.split(", "))
+    return str(LIST_SEPARATOR).join(labels.item_label(item) for item in value.split(", "))

@@ -7,19 +7,15 @@ from decimal import Decimal
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
 
+from ..labels import item_label
 from ..models import Quote
 from ..pricing import TAX_RATE, award, cents, match_item
 from ..templatetags.money import ntd
-from .phrases import in_lang, listed, say
+from .phrases import in_lang, language, listed, say
 
 # Asked in this order, one at a time. A budget cap and notes are optional.
 REQUIRED = ("item", "quantity", "department", "justification")
 
-ITEM_NAMES = {"Laptop": pgettext_lazy("catalogue item", "Laptop"),
-              "Monitor": pgettext_lazy("catalogue item", "Monitor"),
-              "Keyboard": pgettext_lazy("catalogue item", "Keyboard"),
-              "USB-C dock": pgettext_lazy("catalogue item", "USB-C dock"),
-              "Office chair": pgettext_lazy("catalogue item", "Office chair")}
 # "How many laptops": the word for an unknown number of the item.
 PLURALS = {"Laptop": pgettext_lazy("catalogue items", "laptops"),
            "Monitor": pgettext_lazy("catalogue items", "monitors"),
@@ -48,7 +44,8 @@ def unknown_items(lines: list[dict], catalogue) -> list[str]:
 
 
 def item_name(item: str, lang: str) -> str:
-    return in_lang(ITEM_NAMES[item], lang) if item in ITEM_NAMES else item
+    with language(lang):
+        return item_label(item)
 
 
 def describe_lines(lines: list[dict], lang: str) -> str:

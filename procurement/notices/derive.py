@@ -29,7 +29,7 @@ from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
 from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
-from .render import approval_url, chat_url, display_name, notice_render, request_facts
+from .render import approval_url, chat_url, display_name, notice_render, request_facts, scope_summary
 from .returned import returned_question_post
 from .travel import TRAVEL_KINDS, travel_context
 
@@ -180,7 +180,7 @@ def _decision(task: Task, event: TaskEvent) -> Approval | None:
 def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delivery]:
     task = approval.task
     context = request_facts(task) | {
-        "summary": approval.scope.get("summary", ""), "total": Decimal(approval.scope["total"]),
+        "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
         "justification": request_now(task).justification,
     }
@@ -196,7 +196,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
 
 def _approver_context(approval: Approval) -> dict:
     return request_facts(approval.task) | {
-        "summary": approval.scope.get("summary", ""), "total": Decimal(approval.scope["total"]),
+        "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
         "justification": request_now(approval.task).justification,
     }

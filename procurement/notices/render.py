@@ -10,6 +10,7 @@ from django.utils import translation
 
 from agentstate.models import Task
 
+from ..labels import items_summary_lazy
 from ..requests import request_now
 
 SUBJECT_CHARS = 200
@@ -54,10 +55,15 @@ def request_facts(task: Task) -> dict:
     what it is, its total 含稅, the supplier and the PO number."""
     now = request_now(task)
     return {
-        "number": now.number or "", "summary": now.summary, "total": now.total, "supplier": now.supplier or "",
+        "number": now.number or "", "summary": items_summary_lazy(now.lines), "total": now.total, "supplier": now.supplier or "",
         "po_number": now.po_number or "", "requester": display_name(task.initiator), "department": now.department,
         "task_url": task_url(task.pk),
     }
+
+
+def scope_summary(scope: dict):
+    """What an approval's frozen scope buys, in the language the notice is rendered in."""
+    return items_summary_lazy(scope["lines"]) if scope.get("lines") else scope.get("summary", "")
 
 
 def display_name(user) -> str:

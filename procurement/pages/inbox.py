@@ -106,7 +106,7 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
     request = getattr(task, "purchase_request", None)
     data = task.data or {}
     return Row(
-        approval=approval, number=(request.number if request else "") or "", summary=approval.scope.get("summary", ""),
+        approval=approval, number=(request.number if request else "") or "", summary=_summary(approval.scope),
         requester=task.initiator.get_username(),
         department=request.department.name if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),
@@ -116,6 +116,11 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
         decided_by=approval.decided_by.get_username() if approval.decided_by else "",
         decided_at=approval.decided_at, comment=approval.comment,
         po_number=(data.get("purchase_order") or {}).get("id", "") if approval.status == "approved" else "")
+
+
+def _summary(scope: dict) -> str:
+    """The items in the reader's language, from the frozen scope's lines (its stored summary is English)."""
+    return labels.items_summary(scope["lines"]) if scope.get("lines") else scope.get("summary", "")
 
 
 def _reason(words: str, behalf: list[str]) -> str:

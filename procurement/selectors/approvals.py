@@ -12,6 +12,7 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
 
+from .. import labels
 from ..models import Department, Membership
 from ..policy.chain import CHAIN_PREFETCH
 from .grants import DECIDE_APPROVAL, approval_grants
@@ -320,5 +321,5 @@ def _plain(value, kind: str):
     if kind == "supplier" and isinstance(value, dict):
         return value.get("name") or ""
     if kind == "lines" and isinstance(value, list):
-        return [f"{line.get('quantity')} × {line.get('description')}" for line in value]
+        return [labels.line_words(line) for line in value]
     return "" if value is None else str(value)

@@ -80,3 +80,21 @@ def step_label(step) -> str:
 def said(text) -> str:
     """A chat turn's text, with removal markers in the reader's language."""
     return labels.redactions_in(text)
+
+
+@register.filter
+def item_label(description) -> str:
+    """`{{ line.description|item_label }}`: a catalogue item in the reader's language (「筆電」)."""
+    return labels.item_label(description)
+
+
+@register.filter
+def items_summary(lines) -> str:
+    """`{{ now.lines|items_summary }}`: 「筆電 × 2、螢幕 × 1」 / "2 × Laptop, 1 × Monitor"."""
+    return labels.items_summary(lines)
+
+
+@register.filter
+def line_words(line) -> str:
+    """`{{ line|line_words }}`: one line, 「筆電 × 2」 / "2 × Laptop"."""
+    return labels.line_words(line)

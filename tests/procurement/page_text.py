@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 HIDDEN = {"script", "style", "template", "noscript"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # Words that are names, not English: the ERP, the currency, the language's own name in the menu.
-NAMES = {"ERP", "NT", "English", "REQ", "PO", "ENG", "OPS", "USB", "Excel", "CSV", "XLSX"}
+NAMES = {"ERP", "NT", "English", "REQ", "PO", "ENG", "OPS", "USB", "USB-C", "Excel", "CSV", "XLSX"}
 STATE_CODE = re.compile(r"\b(?:awaiting_input|awaiting_approval|externally_confirmed|needs_review|update_draft|"
                         r"request_approval|outcome_unknown|issue_purchase_order|create_requisition|"
                         r"erp\.[a-z_]+\.[a-z_]+|recovery\.[a-z_]+)\b")

@@ -123,8 +123,8 @@ def test_the_supplier_gets_the_purchase_order_only_after_the_erp_confirms_it(dem
     body = order.get_body().get_content()
     assert po_number in order["Subject"] and po_number in body
     assert "未稅" in body and "含稅" in body and "NT$" in body
-    for line in approval.scope["lines"]:
-        assert line["description"] in body
+    assert [line["description"] for line in approval.scope["lines"]] == ["Laptop"]
+    assert "1. 筆電 × 2 @ NT$34,900" in body and "Laptop" not in body, "the supplier reads the item in Chinese"
     assert order["Message-ID"]
 
 
@@ -138,8 +138,20 @@ def test_a_zh_hant_requester_gets_zh_hant_mail_and_notices_and_the_approver_engl
     assert "rejected" not in rejected.body
     notice = Notice.objects.get(recipient=alice)
     assert notice.kind == "rejected" and "駁回" in notice.text and "Use the laptops IT already has" in notice.text
+    assert "（筆電 × 2）" in rejected.body and "（筆電 × 2）" in notice.text and "Laptop" not in rejected.body
     [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
     assert to_bob.subject.startswith("Approval needed")
+    assert ": 2 × Laptop, NT$73,290 incl. tax" in to_bob.body and "筆電" not in to_bob.body
+
+
+def test_a_zh_hant_approver_reads_the_items_of_a_new_approval_in_chinese(demo, erp, eager, mailoutbox):
+    user_language_set(user=demo["bob"], language="zh-hant")
+    submit(demo["alice"], lines=[{"description": "Laptop", "quantity": 2}, {"description": "USB-C dock", "quantity": 1}])
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    notice = Notice.objects.get(recipient=demo["bob"], kind="approval_new")
+    for text in (to_bob.body, notice.text):
+        assert "筆電 × 2、USB-C 擴充座 × 1" in text
+        assert "Laptop" not in text and "dock" not in text
 
 
 def test_a_return_puts_the_comment_in_alice_latest_conversation_as_the_agents_question(demo, erp, eager,

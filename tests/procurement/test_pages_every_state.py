@@ -236,10 +236,13 @@ def pages(task, session) -> list[tuple[str, str, dict]]:
 
 
 def names_shown(demo, task) -> list[str]:
-    """What a page may show as it is: people, suppliers, items, the request's own words."""
+    """What a page may show as it is: people, suppliers, the request's own words. Catalogue items are
+    not among them: a zh-Hant page names them in Chinese (「筆電」, not "Laptop")."""
     request = getattr(task, "purchase_request", None)
-    own = [request.justification, *(line.description for line in request.lines.all())] if request else []
-    return [*demo, *(user.get_full_name() for user in demo.values()), *Supplier.objects.values_list("name", flat=True), *Quote.objects.values_list("item", flat=True),
+    catalogue = set(Quote.objects.values_list("item", flat=True))
+    own = [request.justification, *(line.description for line in request.lines.all()
+                                    if line.description not in catalogue)] if request else []
+    return [*demo, *(user.get_full_name() for user in demo.values()), *Supplier.objects.values_list("name", flat=True),
             *own, "monitor arm", "ENG-01", *Department.objects.values_list("name", flat=True),
             # The trace id the request page shows for quoting it: an id, not English.
             *Task.objects.values_list("trace_id", flat=True)]

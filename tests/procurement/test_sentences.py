@@ -34,7 +34,7 @@ def zh():
     (str(BudgetExhausted(Decimal("1000"), Decimal("73290"))) + " Reduce the request or ask again later?",
      "部門預算剩 NT$1,000，這筆請購需要 NT$73,290。要減少請購內容，還是稍後再申請？"),
     (_ask_unknown(["monitor arm"], ["Laptop", "Monitor"]),
-     "我們沒有「monitor arm」的報價。可以採購的品項有：Laptop、Monitor。能否改寫成其中一項，或從請購中移除？"),
+     "我們沒有「monitor arm」的報價。可以採購的品項有：筆電、螢幕。能否改寫成其中一項，或從請購中移除？"),
 ])
 def test_the_agents_sentences_read_in_zh_hant(zh, written, read):
     assert sentences.readable(written) == read
@@ -43,7 +43,7 @@ def test_the_agents_sentences_read_in_zh_hant(zh, written, read):
 def test_a_split_question_names_who_quotes_what(zh):
     offers = [_Offer("Alpha", quotes={"Laptop": 1}), _Offer("Beta", quotes={"Office chair": 1})]
     read = sentences.readable(_ask_split(["Laptop", "Office chair"], offers))
-    assert read.startswith("沒有一家供應商同時報價 Laptop、Office chair（Alpha 報價 Laptop；Beta 報價 Office chair）")
+    assert read.startswith("沒有一家供應商同時報價 筆電、辦公椅（Alpha 報價 筆電；Beta 報價 辦公椅）")
 
 
 def test_a_persons_comment_is_shown_as_written(zh):
