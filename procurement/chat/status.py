@@ -122,8 +122,9 @@ def why_reply(task, lang: str, *, review_reason: str = "") -> str:
         return join(head, _decided(task, lang))
     if task.state == workflow.AWAITING_INPUT and task.question:
         return join(head, say("question", lang, question=_question(task, lang)))
-    return say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
-               state=state_words(task.state, lang))
+    # 「為什麼還沒核准」: nothing went wrong, so say what it is waiting for, on whom and since when.
+    return join(say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
+                    state=state_words(task.state, lang)), _waiting(task, lang))
 
 
 def change_reply(task, lang: str) -> str:
