@@ -1,14 +1,21 @@
 """Admin for the approval policy: rules with their ordered steps. A change is checked against
 every other rule first (overlaps and gaps are refused, naming the rules that collide, in the
 admin's language); once saved, the whole policy is frozen into a new version. Old versions stay
-readable, for the approvals that name them."""
+readable, for the approvals that name them. Deleting rules is checked the same way: a deletion that
+would leave a gap or an overlap is refused on its confirmation page, before anyone clicks."""
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep
-from .rules import collisions, current_rules, policy_publish, rule_json
+from .rules import (RuleDeletionRefused, collisions, current_rules, policy_publish, policy_rules_delete, removal_check,
+                    rule_json)
 
 
 class PolicyStepForm(forms.ModelForm):
@@ -54,26 +61,65 @@ class PolicyRuleForm(forms.ModelForm):
         return data
 
 
+@admin.action(permissions=["delete"], description=gettext_lazy("Delete selected %(verbose_name_plural)s"))
+def delete_selected(modeladmin, request, queryset):
+    """Django's bulk delete, its confirmation page saying what the deletion would do to the policy.
+    A deletion refused only at the last moment (another admin's change came first) is answered in words."""
+    try:
+        with transaction.atomic():
+            response = django_delete_selected(modeladmin, request, queryset)
+    except RuleDeletionRefused as refused:
+        modeladmin.message_user(request, str(refused), messages.ERROR)
+        return None
+    if isinstance(response, TemplateResponse):
+        response.context_data["removal"] = removal_check({rule.name for rule in queryset})
+    return response
+
+
 @admin.register(PolicyRule)
 class PolicyRuleAdmin(admin.ModelAdmin):
     form = PolicyRuleForm
     inlines = [PolicyStepInline]
     list_display = ["name", "department", "category", "supplier", "amount_over", "amount_up_to"]
     list_filter = ["department"]
+    actions = [delete_selected]
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        policy = policy_publish(by=request.user)
+        self._published(request, policy_publish(by=request.user))
+
+    def _published(self, request, policy):
         self.message_user(request, _("Approval policy v%(version)s is now in force; open approvals keep the "
                                      "version they opened with.") % {"version": policy.version})
 
+    def get_deleted_objects(self, objs, request):
+        """A deletion that would open a gap or an overlap counts as protected, so Django's delete page
+        and bulk action offer no "Yes, I'm sure" and delete nothing when posted."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, perms_needed, [*protected, *removal_check({rule.name for rule in objs}).refusals()]
+
+    def render_delete_form(self, request, context):
+        context["removal"] = removal_check({context["object"].name})
+        return super().render_delete_form(request, context)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except RuleDeletionRefused as refused:
+            self.message_user(request, str(refused), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
     def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        policy_publish(by=request.user)
+        self._delete(request, {obj.name})
 
     def delete_queryset(self, request, queryset):
-        super().delete_queryset(request, queryset)
-        policy_publish(by=request.user)
+        self._delete(request, set(queryset.values_list("name", flat=True)))
+
+    def _delete(self, request, names):
+        policy, removal = policy_rules_delete(names=names, by=request.user)
+        self._published(request, policy)
+        for warning in removal.warnings():
+            self.message_user(request, warning, messages.WARNING)
 
 
 @admin.register(ApprovalPolicy)

@@ -1,5 +1,5 @@
-"""The policy's rules: checked as a whole before a change is saved, frozen into versions, and
-matched against a request to give its chain of steps.
+"""The policy's rules: checked as a whole before a change is saved or rules are deleted, frozen
+into versions, and matched against a request to give its chain of steps.
 
 Amounts are tax-inclusive TWD. A rule covers totals above `amount_over` (exclusive; none: from
 0) up to `amount_up_to` (inclusive; none: no end). Rules with the same department, category
@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from ..money import ntd
 from .models import ApprovalPolicy, PolicyRule
@@ -20,7 +21,10 @@ from .models import ApprovalPolicy, PolicyRule
 class Collision:
     first: str
     second: str
-    kind: str  # "overlap" or "gap"
+    kind: str  # "overlap", "gap" or "start" (a gap from NT$0)
+    # The amounts no rule covers, for a gap: above `gap_over` (none: from 0) up to `gap_up_to`.
+    gap_over: Decimal | None = None
+    gap_up_to: Decimal | None = None
 
     def message(self) -> str:
         if self.kind == "overlap":
@@ -31,6 +35,16 @@ class Collision:
                 "first": self.first}
         return _("Rules “%(first)s” and “%(second)s” leave a gap: amounts between them match no rule.") % {
             "first": self.first, "second": self.second}
+
+    def gap_words(self) -> str:
+        """"Amounts over NT$100,000 up to NT$1,000,000 …", for a gap; empty for an overlap."""
+        if self.kind == "overlap":
+            return ""
+        if self.gap_over is None:
+            return _("Amounts up to %(high)s would match no rule: new requests for them would go to review.") % {
+                "high": ntd(self.gap_up_to)}
+        return _("Amounts over %(low)s, up to %(high)s would match no rule: new requests for them would go to "
+                 "review.") % {"low": ntd(self.gap_over), "high": ntd(self.gap_up_to)}
 
 
 def rule_json(rule: PolicyRule, steps=None) -> dict:
@@ -55,21 +69,27 @@ def _text(amount) -> str | None:
 
 def collisions(rules: list[dict]) -> list[Collision]:
     """Overlaps and gaps among rules (as rule_json gives them), each naming the two rules."""
-    ladders: dict[tuple, list[dict]] = {}
-    for rule in rules:
-        ladders.setdefault((rule["department"], rule["category"], rule["supplier"]), []).append(rule)
     found = []
-    for ladder in ladders.values():
-        ladder.sort(key=lambda r: _low(r))
+    for ladder in _ladders(rules).values():
         if _low(ladder[0]) > 0:
-            found.append(Collision(ladder[0]["name"], "", "start"))
+            found.append(Collision(ladder[0]["name"], "", "start", gap_up_to=_low(ladder[0])))
         for lower, upper in zip(ladder, ladder[1:]):
             top = _high(lower)
             if top is None or _low(upper) < top:
                 found.append(Collision(lower["name"], upper["name"], "overlap"))
             elif _low(upper) > top:
-                found.append(Collision(lower["name"], upper["name"], "gap"))
+                found.append(Collision(lower["name"], upper["name"], "gap", gap_over=top, gap_up_to=_low(upper)))
     return found
+
+
+def _ladders(rules: list[dict]) -> dict[tuple, list[dict]]:
+    """Rules with the same department, category and supplier, each ladder from its lowest rung up."""
+    ladders: dict[tuple, list[dict]] = {}
+    for rule in rules:
+        ladders.setdefault((rule["department"], rule["category"], rule["supplier"]), []).append(rule)
+    for ladder in ladders.values():
+        ladder.sort(key=_low)
+    return ladders
 
 
 def _low(rule: dict) -> Decimal:
@@ -95,6 +115,80 @@ def policy_publish(*, by=None) -> ApprovalPolicy:
             return newest
         return ApprovalPolicy.objects.create(version=(newest.version + 1) if newest else 1, rules=rules,
                                              created_by=by)
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What deleting some rules would do to the policy: the overlaps and gaps it would open among the
+    rules left (then it is refused), the ladders whose top would come down (allowed: above the new
+    top, requests go to review, as they already do above any ladder's top) and whether no rule is left."""
+    names: tuple[str, ...]
+    collisions: tuple[Collision, ...]
+    lowered: tuple[tuple[str, Decimal], ...]  # (the ladder's new top rule, the amount it stops at)
+    nothing_left: bool
+
+    def refused_words(self) -> str:
+        names = pgettext("list separator", ", ").join(pgettext("quoted name", "“%(name)s”") % {"name": name}
+                                                      for name in self.names)
+        return _("Deleting %(rules)s is refused: the rules left would not fit together.") % {"rules": names}
+
+    def refusals(self) -> list[str]:
+        return [" ".join(filter(None, [c.message(), c.gap_words()])) for c in self.collisions]
+
+    def advice(self) -> str:
+        return _("Nothing was deleted and the approval policy is unchanged. Change a neighbouring rule's amounts "
+                 "first so that the rules left cover every amount once, or delete the whole ladder at once.")
+
+    def warnings(self) -> list[str]:
+        said = [_("With this deletion, “%(rule)s” is the top of its ladder and stops at %(amount)s: new requests "
+                  "above %(amount)s match no rule of that ladder and go to review, unless a broader rule "
+                  "covers them.") % {"rule": name, "amount": ntd(amount)} for name, amount in self.lowered]
+        if self.nothing_left:
+            said.append(_("With this deletion no approval rule is left: every new request goes to review."))
+        return said
+
+
+class RuleDeletionRefused(Exception):
+    def __init__(self, removal: Removal):
+        self.removal = removal
+        super().__init__(" ".join([removal.refused_words(), *removal.refusals()]))
+
+
+def removal_check(names: set[str]) -> Removal:
+    """What deleting the rules named would do, checked by `collisions` on the rules left. Only
+    collisions the deletion opens count: the rules are checked as a whole when saved."""
+    rules = current_rules()
+    left = [rule for rule in rules if rule["name"] not in names]
+    before = set(collisions(rules))
+    tops_before = {key: _top(ladder) for key, ladder in _ladders(rules).items()}
+    lowered = []
+    for key, ladder in _ladders(left).items():
+        name, top = _top(ladder)
+        old_top = tops_before[key][1]
+        if top is not None and (old_top is None or top < old_top):
+            lowered.append((name, top))
+    return Removal(names=tuple(sorted(r["name"] for r in rules if r["name"] in names)),
+                   collisions=tuple(c for c in collisions(left) if c not in before),
+                   lowered=tuple(lowered), nothing_left=bool(rules) and not left)
+
+
+def _top(ladder: list[dict]) -> tuple[str, Decimal | None]:
+    """The ladder's highest rung and where it stops (None: no end)."""
+    rule = max(ladder, key=lambda r: (_high(r) is None, _high(r) or 0))
+    return rule["name"], _high(rule)
+
+
+def policy_rules_delete(*, names: set[str], by=None) -> tuple[ApprovalPolicy, Removal]:
+    """Delete the rules named and publish the policy left, unless the rules left would overlap or
+    leave a gap: then nothing is deleted and RuleDeletionRefused says why. Deletions take the rules'
+    rows first, so two admins deleting two middle rungs at once cannot open a gap together."""
+    with transaction.atomic():
+        list(PolicyRule.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
+        removal = removal_check(names)
+        if removal.collisions:
+            raise RuleDeletionRefused(removal)
+        PolicyRule.objects.filter(name__in=names).delete()
+        return policy_publish(by=by), removal
 
 
 def current_policy() -> ApprovalPolicy | None:
