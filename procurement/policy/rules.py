@@ -133,7 +133,7 @@ class Removal:
         return _("Deleting %(rules)s is refused: the rules left would not fit together.") % {"rules": names}
 
     def refusals(self) -> list[str]:
-        return [" ".join(filter(None, [c.message(), c.gap_words()])) for c in self.collisions]
+        return [sentences(c.message(), c.gap_words()) for c in self.collisions]
 
     def advice(self) -> str:
         return _("Nothing was deleted and the approval policy is unchanged. Change a neighbouring rule's amounts "
@@ -151,7 +151,15 @@ class Removal:
 class RuleDeletionRefused(Exception):
     def __init__(self, removal: Removal):
         self.removal = removal
-        super().__init__(" ".join([removal.refused_words(), *removal.refusals()]))
+        super().__init__(sentences(removal.refused_words(), *removal.refusals()))
+
+
+def sentences(*said: str) -> str:
+    """Sentences one after the other, as the language writes them (English with a space, Chinese without)."""
+    text, *rest = [sentence for sentence in said if sentence] or [""]
+    for sentence in rest:
+        text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence}
+    return text
 
 
 def removal_check(names: set[str]) -> Removal:
@@ -180,8 +188,9 @@ def _top(ladder: list[dict]) -> tuple[str, Decimal | None]:
 
 def policy_rules_delete(*, names: set[str], by=None) -> tuple[ApprovalPolicy, Removal]:
     """Delete the rules named and publish the policy left, unless the rules left would overlap or
-    leave a gap: then nothing is deleted and RuleDeletionRefused says why. Deletions take the rules'
-    rows first, so two admins deleting two middle rungs at once cannot open a gap together."""
+    leave a gap: then nothing is deleted and RuleDeletionRefused says why. The check is made again
+    here, with the rules' rows locked, so what is deleted is what was checked, whatever the
+    confirmation page showed earlier."""
     with transaction.atomic():
         list(PolicyRule.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
         removal = removal_check(names)

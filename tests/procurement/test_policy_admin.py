@@ -102,7 +102,7 @@ def bulk_delete(client, rules, confirm):
             "Nothing was deleted and the approval policy is unchanged."]),
     ("zh-hant", ["刪除「ENG: manager then director, over NT$100,000」遭拒",
                  "規則「ENG: manager, up to NT$100,000」與「ENG: manager, director, finance, over NT$1,000,000」之間留有空缺",
-                 "超過 NT$100,000 (10 萬)、至 NT$1,000,000 (100 萬) 的金額將不符合任何規則",
+                 "適用。超過 NT$100,000 (10 萬)、至 NT$1,000,000 (100 萬) 的金額將不符合任何規則",
                  "沒有刪除任何規則，核准政策維持不變。"])])
 def test_deleting_a_middle_rung_is_refused_before_and_after_the_click_and_nothing_moves(demo, language, words):
     rule, before = eng_rule("middle"), ApprovalPolicy.objects.count()
@@ -120,7 +120,8 @@ def test_deleting_a_middle_rung_is_refused_before_and_after_the_click_and_nothin
 @pytest.mark.parametrize("language, words", [
     ("en", ["Rule “ENG: manager then director, over NT$100,000” leaves a gap: amounts from NT$0 up to where it "
             "starts match no rule.", "Amounts up to NT$100,000 (10 萬) would match no rule"]),
-    ("zh-hant", ["規則「ENG: manager then director, over NT$100,000」留有空缺：從 NT$0", "不超過 NT$100,000 (10 萬) 的金額將不符合任何規則"])])
+    ("zh-hant", ["規則「ENG: manager then director, over NT$100,000」留有空缺：從 NT$0",
+                 "適用。不超過 NT$100,000 (10 萬) 的金額將不符合任何規則"])])
 def test_a_bulk_delete_that_leaves_a_gap_is_refused_and_nothing_moves(demo, language, words):
     rules, before = [eng_rule("bottom"), eng_rule("top")], ApprovalPolicy.objects.count()
     client = admin_client(demo, language)
