@@ -6,10 +6,10 @@ import io
 import openpyxl
 
 HEADER = ["品項", "供應商", "統一編號", "單價", "交期(天)"]
-HSINCHU = ("Hsinchu Tech Supply 新竹科技供應", "24536806")
-TAIPEI = ("Taipei Office Mart 台北辦公用品", "53094126")
-FORMOSA = ("Formosa Computer 福爾摩沙電腦", "90473155")
-KAOHSIUNG = ("Kaohsiung Office Furniture 高雄辦公家具", "28741321")
+HSINCHU = ("新竹科技供應股份有限公司", "24536806")
+TAIPEI = ("台北辦公用品有限公司", "53094126")
+FORMOSA = ("福爾摩沙電腦股份有限公司", "90473155")
+KAOHSIUNG = ("高雄辦公家具有限公司", "28741321")
 
 
 def row(item, supplier, price, days=7, tax_id=None):

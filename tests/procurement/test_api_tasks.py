@@ -42,7 +42,7 @@ def test_submit_answers_201_with_the_priced_task_waiting_for_approval(demo, erp,
     body = response.json()
     assert uuid.UUID(body["id"]) and body["state"] == "awaiting_approval"
     assert body["department"] == "ENG" and body["requester"] == "alice"
-    assert body["supplier"] == "Hsinchu Tech Supply 新竹科技供應"
+    assert body["supplier"] == "新竹科技供應股份有限公司"
     assert body["lines"] == [{"description": "Laptop", "quantity": 2, "unit_price": "34900.00",
                               "amount": "69800.00"}]
     assert (body["subtotal"], body["tax"], body["total"]) == ("69800.00", "3490.00", "73290.00")

@@ -66,7 +66,7 @@ def test_alice_in_chinese_answers_three_questions_one_at_a_time_and_submits(demo
     assert task.state == "awaiting_approval"
     # Row 9, recorded as Formosa's by the 統一編號 she gave, offers the laptop at 33,000: below the
     # catalogue's best (34,900), so the sheet's rows were compared as quotes for this request.
-    assert task.data["award"]["supplier"] == "Formosa Computer 福爾摩沙電腦"
+    assert task.data["award"]["supplier"] == "福爾摩沙電腦股份有限公司"
     assert task.data["award"]["lines"][0]["unit_price"] == "33000.00"
     sheet = task.data["quote_sheet"]
     assert sheet["file"]["version"] == 1 and len(sheet["file"]["sha256"]) == 64
@@ -119,7 +119,7 @@ def test_a_changed_file_is_a_new_version_read_afresh(demo):
     session = open_session(alice)
     attach(session, alice, text="請檢查")
     talk(session, alice, "刪除")
-    fixed = xlsx_bytes(rows=[["Laptop", "Hsinchu Tech Supply 新竹科技供應", "24536806", 34000, 5]])
+    fixed = xlsx_bytes(rows=[["Laptop", "新竹科技供應股份有限公司", "24536806", 34000, 5]])
     result = attach(session, alice, content=fixed, text="這是改過的")
     sheet = sheet_of(session)
     assert sheet["file"]["version"] == 2 and open_count(session) == 0 and len(sheet["rows"]) == 1
@@ -130,7 +130,7 @@ def test_a_changed_file_is_a_new_version_read_afresh(demo):
 @pytest.mark.parametrize("content,words", [
     (csv_bytes(header=["名稱", "價錢", "x", "y", "z"]), "品項"),
     (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "不是試算表"),
-    (xlsx_bytes(rows=[["Laptop", "Hsinchu Tech Supply 新竹科技供應", "24536806", "=A1*2", 5]]), "公式"),
+    (xlsx_bytes(rows=[["Laptop", "新竹科技供應股份有限公司", "24536806", "=A1*2", 5]]), "公式"),
 ], ids=["wrong-columns", "not-a-spreadsheet", "formula-price"])
 def test_a_bad_file_is_refused_in_chinese_and_nothing_is_stored(demo, content, words):
     alice = demo["alice"]

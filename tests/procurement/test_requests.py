@@ -32,7 +32,7 @@ def test_requests_made_by_api_and_by_chat_are_numbered_one_after_the_other(demo,
 
 def test_an_awarded_request_has_priced_lines_totals_and_waits_for_bobs_approval(demo, erp, eager):
     now = request_now(submit(demo["alice"]))
-    assert now.state == "awaiting_approval" and now.supplier == "Hsinchu Tech Supply 新竹科技供應"
+    assert now.state == "awaiting_approval" and now.supplier == "新竹科技供應股份有限公司"
     assert [(line.description, line.quantity, str(line.amount)) for line in now.lines] == [("Laptop", 2, "69800.00")]
     assert (str(now.subtotal), str(now.tax), str(now.total)) == ("69800.00", "3490.00", "73290.00")
     assert now.waiting_on.kind == "approval" and "bob" in now.waiting_on.people

@@ -36,6 +36,29 @@ def test_second_run_creates_nothing_new():
 
 
 @pytest.mark.django_db
+def test_suppliers_carry_their_registered_chinese_company_names():
+    seed()
+    assert sorted(Supplier.objects.values_list("name", "tax_id")) == sorted([
+        ("新竹科技供應股份有限公司", "24536806"), ("台北辦公用品有限公司", "53094126"),
+        ("福爾摩沙電腦股份有限公司", "90473155"), ("高雄辦公家具有限公司", "28741321")])
+
+
+@pytest.mark.django_db
+def test_a_database_seeded_with_the_old_english_names_gains_no_second_supplier_and_keeps_its_quotes():
+    old = Supplier.objects.create(name="Hsinchu Tech Supply 新竹科技供應", tax_id="24536806",
+                                  email="sales@hsinchu-tech.example.com")
+    Quote.objects.create(supplier=old, item="Laptop", unit_price=Decimal("34900"), lead_time_days=5,
+                         valid_until=timezone.localdate())
+    output = seed()
+
+    assert Supplier.objects.filter(tax_id="24536806").get() == old
+    assert Supplier.objects.get(pk=old.pk).name == "Hsinchu Tech Supply 新竹科技供應", "awards in flight name it so"
+    assert Supplier.objects.count() == 4 and old.quotes.count() == 4
+    assert "found   supplier Hsinchu Tech Supply 新竹科技供應 (24536806)" in output
+    assert "0 created" in seed()
+
+
+@pytest.mark.django_db
 def test_second_run_keeps_a_password_the_user_changed():
     seed()
     alice = get_user_model().objects.get(username="alice")

@@ -37,30 +37,34 @@ EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0)]
 FINANCE_ABOVE = Decimal("1000000")
 ESCALATE_AFTER = timedelta(days=1)
 
+# Suppliers by their registered company names, as they appear on a Taiwanese invoice (統一發票)
+# and on the pages. A supplier is matched by its 統一編號, so a database seeded when the demo used
+# English names ("Hsinchu Tech Supply 新竹科技供應") keeps those rows and gains no second copy;
+# they are not renamed, since awards in flight name their supplier as stored.
 SUPPLIERS = [
     # name, 統一編號, email
-    ("Hsinchu Tech Supply 新竹科技供應", "24536806", "sales@hsinchu-tech.example.com"),
-    ("Taipei Office Mart 台北辦公用品", "53094126", "orders@taipei-office.example.com"),
-    ("Formosa Computer 福爾摩沙電腦", "90473155", "b2b@formosa-computer.example.com"),
-    ("Kaohsiung Office Furniture 高雄辦公家具", "28741321", "service@kh-furniture.example.com"),
+    ("新竹科技供應股份有限公司", "24536806", "sales@hsinchu-tech.example.com"),
+    ("台北辦公用品有限公司", "53094126", "orders@taipei-office.example.com"),
+    ("福爾摩沙電腦股份有限公司", "90473155", "b2b@formosa-computer.example.com"),
+    ("高雄辦公家具有限公司", "28741321", "service@kh-furniture.example.com"),
 ]
 
 QUOTES = {
-    # supplier name: {item: (untaxed unit price TWD, lead time days)}
+    # 統一編號: {item: (untaxed unit price TWD, lead time days)}
     # Hsinchu has the cheapest IT gear but no chairs; Kaohsiung the cheapest chair only:
     # a mixed request shows that the award goes whole to one supplier.
-    "Hsinchu Tech Supply 新竹科技供應": {
+    "24536806": {
         "Laptop": (34900, 5), "Monitor": (6400, 3), "Keyboard": (1550, 2), "USB-C dock": (3150, 4),
     },
-    "Taipei Office Mart 台北辦公用品": {
+    "53094126": {
         "Laptop": (35800, 10), "Monitor": (6600, 5), "Keyboard": (1450, 3), "USB-C dock": (3300, 6),
         "Office chair": (8500, 7),
     },
-    "Formosa Computer 福爾摩沙電腦": {
+    "90473155": {
         "Laptop": (35200, 7), "Monitor": (6550, 4), "Keyboard": (1500, 4), "USB-C dock": (3250, 5),
         "Office chair": (8800, 12),
     },
-    "Kaohsiung Office Furniture 高雄辦公家具": {
+    "28741321": {
         "Office chair": (8200, 14),
     },
 }
@@ -132,9 +136,10 @@ class Command(BaseCommand):
         for name, tax_id, email in SUPPLIERS:
             validate_tax_id(tax_id)  # get_or_create runs no field validators; a bad 統一編號 stops here
             supplier, created = Supplier.objects.get_or_create(
-                name=name, defaults={"tax_id": tax_id, "email": email})
-            self.report(created, f"supplier {name}")
-            for item, (price, lead_time) in QUOTES[name].items():
+                tax_id=tax_id, defaults={"name": name, "email": email})
+            name = supplier.name
+            self.report(created, f"supplier {name} ({tax_id})")
+            for item, (price, lead_time) in QUOTES[tax_id].items():
                 quote, created = Quote.objects.get_or_create(supplier=supplier, item=item, defaults={
                     "unit_price": Decimal(price), "valid_until": one_year_after(today),
                     "lead_time_days": lead_time})
