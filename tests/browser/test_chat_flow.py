@@ -54,3 +54,20 @@ def test_a_message_sent_too_fast_is_refused_in_the_page_and_stays_in_the_box(dem
     expect(alice.get_by_role("alert")).to_contain_text("faster than the agent takes them")
     expect(alice.get_by_label("Message", exact=True)).to_have_value("I need 2 laptops for the new hires")
     expect(alice.locator(".turns li.user")).to_have_count(1)
+
+
+def test_a_server_error_is_said_in_the_page_and_the_message_stays_in_the_box(demo, signed_in, monkeypatch):
+    """A 500 used to leave the page as it was: the button came back and nothing said the turn failed."""
+    import procurement.chat.runtime
+
+    def broken(**kwargs):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setattr(procurement.chat.runtime, "chat_turn", broken)
+    alice = signed_in("alice")
+    alice.get_by_role("button", name="New request by chat").click()
+    say(alice, "I need 2 laptops for the new hires")
+    expect(alice.get_by_role("alert")).to_contain_text("Something went wrong on the server")
+    expect(alice.get_by_label("Message", exact=True)).to_have_value("I need 2 laptops for the new hires")
+    say(alice, "I need 2 laptops for the new hires")  # a second failure says it once, not twice
+    expect(alice.get_by_role("alert")).to_have_count(1)
