@@ -19,7 +19,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .models import Approval, Checkpoint, Task, TaskEvent
+from .models import Approval, Checkpoint, MergedData, Task, TaskEvent
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,6 @@ SELECT {{columns}},
   FROM {_T} t WHERE t.id = %s"""
 _READS = {columns: _READ.replace("{columns}", ", ".join("t." + c for c in columns))
           for columns in (_READ_COLUMNS, _READ_COLUMNS_WITH_DATA)}
-_READ_DATA = f"SELECT data || data_overlay FROM {_T} WHERE id = %s"
 
 
 _PREPARED_CURSOR = None
@@ -227,10 +226,8 @@ def read_task(task_id) -> Task | None:
 
 
 def read_task_data(task_id) -> dict:
-    with connection.cursor() as cursor:
-        cursor.execute(_READ_DATA, [_pk(task_id)])
-        (data,) = cursor.fetchone()
-    return Task._meta.get_field("data").from_db_value(data, None, connection)
+    """The task's whole JSON (MergedData: `data` with its overlay where the engine keeps one)."""
+    return Task.objects.filter(pk=task_id).values_list(MergedData(), flat=True).get()
 
 
 def apply_move(move: Move) -> tuple[bool, int | None]:
