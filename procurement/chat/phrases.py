@@ -1,5 +1,7 @@
 """Every sentence the agent says, as gettext messages in the one catalogue the pages use
 (locale/zh_Hant). `say` renders one in the reply's language; a reply is one language."""
+import re
+
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -141,9 +143,15 @@ def listed(parts, lang: str, *, clauses: bool = False) -> str:
     return in_lang(CLAUSE_SEPARATOR if clauses else LIST_SEPARATOR, lang).join(parts)
 
 
+HAN_AT_END = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]$")
+
+
 def join(*parts: str) -> str:
-    """Sentences in one reply; Chinese full stops need no space after them."""
+    """Sentences in one reply; Chinese full stops need no space after them. A part ending in a Han
+    character without a stop (a manager's comment as written: 「請改成一台就好」) gets one."""
     text = ""
     for part in (p.strip() for p in parts if p and p.strip()):
+        if HAN_AT_END.search(text):
+            text += "。"
         text += part if not text or text.endswith(("。", "！", "？", "）", "」")) else " " + part
     return text
