@@ -102,3 +102,27 @@ def test_the_admins_details_on_a_request_fit_the_phone_and_read_in_words(approva
     text = panel.inner_text()
     for code in ("approve_step", "awaiting_approval", "externally_confirmed", "needs_review"):
         assert code not in text, code
+
+
+def test_her_conversation_list_fits_a_phone_with_each_badge_on_one_line(demo, erp, eager, signed_in, live_server):
+    """「已下單」, 「進行中」 and "Waiting for approval" in the narrow columns of 我的對話 used to break
+    inside their pills; a conversation with a title showed an empty link."""
+    session = Session.objects.create(owner=demo["alice"], title="laptops")
+    services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                            lines=[{"description": "Laptop", "quantity": 2}], session=session)
+    alice = signed_in("alice", viewport=PHONE)
+    for lang in ("en", "zh-hant"):
+        if lang != "en":
+            alice.select_option("#lang", lang)
+            expect(alice.locator("html")).to_have_attribute("lang", lang)
+        alice.goto(f"{live_server.url}/chat/")
+        expect(alice.get_by_role("link", name="laptops")).to_be_visible()
+        assert_fits_the_phone(alice)
+        badges = alice.evaluate("[...document.querySelectorAll('table .badge')].map(e => "
+                                "[e.innerText, e.getClientRects().length, e.getBoundingClientRect().height, "
+                                "parseFloat(getComputedStyle(e).lineHeight) || 0])")
+        assert len(badges) == 2
+        ARTIFACTS.mkdir(exist_ok=True)
+        alice.screenshot(path=str(ARTIFACTS / f"conversations-{lang}-390.png"), full_page=True)
+        for text, rects, height, line in badges:
+            assert rects == 1 and (not line or height < 1.6 * line), f"{text!r} wraps inside its badge ({height:.0f} px)"
