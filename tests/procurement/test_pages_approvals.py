@@ -286,7 +286,7 @@ def test_a_stale_click_says_what_changed_in_chinese_without_event_codes(approval
     services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
     page = client.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
     body = page.content.decode()
-    assert page.status_code == 409 and "alice · 已修改: 修改為第 2 版" in body and "· amend" not in body
+    assert page.status_code == 409 and "alice · 已修改：修改為第 2 版" in body and "· amend" not in body
 
 
 def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approval, demo):
