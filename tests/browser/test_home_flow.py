@@ -36,7 +36,7 @@ def test_alice_sees_her_api_request_at_home_and_the_po_arrives_without_a_reload(
     expect(alice.get_by_role("heading", name="我的請購")).to_be_visible()
     row = alice.locator(f'tr[data-request="{made_by_api.pk}"]')
     expect(row).to_contain_text(made_by_api.purchase_request.number)
-    expect(row).to_contain_text("2 × Laptop")
+    expect(row).to_contain_text("筆電 × 2")  # her pages are in zh-Hant, the default
     expect(row).to_contain_text("NT$73,290")
     expect(row).to_contain_text("等待核准")
     expect(row).to_contain_text("等待 bob")

@@ -35,7 +35,7 @@ def test_bob_delegates_to_dave_for_this_week_and_dave_approves_on_his_behalf(dem
     dave = signed_in("dave", viewport=PHONE)
     dave.select_option("#lang", "zh-hant")
     expect(dave.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
-    dave.get_by_role("link", name="2 × Laptop").click()
+    dave.get_by_role("link", name="筆電 × 2").click()
     expect(dave.get_by_text("您是 bob 的代理人")).to_be_visible()
     fits(dave)
     dave.get_by_role("button", name="核准").first.click()

@@ -13,7 +13,7 @@ from agentstate.machine import checkpoint_latest
 from agentstate.models import Approval, Checkpoint, Task, TaskEvent
 from agentstate.upgrades import UPGRADED_EVENT
 from procurement import workflow
-from procurement.models import Department, PurchaseRequest, RequestLine
+from procurement.models import Department, PurchaseRequest, RequestLine, Supplier
 from procurement.tasks import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,6 +25,9 @@ def put_back(path: Path, users: dict) -> Task:
     saved = json.loads(path.read_text(encoding="utf-8"))
     row, request = saved["task"], saved["request"]
     with transaction.atomic():
+        # The suppliers as that database named them (seed_demo keeps an existing row's name).
+        for supplier in saved.get("suppliers", []):
+            Supplier.objects.filter(tax_id=supplier["tax_id"]).update(name=supplier["name"])
         task = Task.objects.create(id=row["id"], kind=row["kind"], initiator=users[row["initiator"]],
                                    tenant=row["tenant"], state=row["state"], version=row["version"], step=row["step"],
                                    data=row["data"], schema_version=row["schema_version"], runnable=row["runnable"])
