@@ -61,6 +61,9 @@ def test_in_traditional_chinese_the_inbox_and_the_approval_fit_the_phone(approva
     bob.get_by_label("退回修改：需要修改什麼？（必填）").fill("只要一台就好")
     bob.get_by_role("button", name="退回修改").click()
     expect(bob.get_by_role("status")).to_contain_text("已決定：退回修改")
+    # The page's own title and badge follow the decision at once, not only after a reload.
+    expect(bob.get_by_role("heading", level=1)).to_have_text("簽核結果：退回修改")
+    expect(bob.locator("#approval-badge")).to_have_text("退回修改")
     bob.reload()
     expect(bob.get_by_role("heading", name="簽核結果：退回修改")).to_be_visible()
     expect(bob.get_by_text("只要一台就好")).to_be_visible()
