@@ -26,8 +26,15 @@ install-bench: $(VENV)/.bench-installed
 run: install
 	$(BIN)/python scripts/run.py
 
+# After a whole run on PostgreSQL, the engine and requests through the agent run again on SQLite,
+# `make run`'s embedded default, which that run never touches.
+SQLITE_TESTS ?= tests/agentstate tests/procurement/test_approval_chain.py tests/procurement/test_schema_fixtures.py
+
 test: install
-	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS)
+	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS) && \
+	if [ -n "$$DATABASE_URL" ] && [ -z "$(PYTEST_ARGS)" ] && [ -n "$(SQLITE_TESTS)" ]; then \
+		echo "Again on SQLite, make run's default: $(SQLITE_TESTS)"; \
+		env -u DATABASE_URL $(BIN)/python -m pytest -q -m "not postgres" $(SQLITE_TESTS); fi
 
 # Every benchmark on PostgreSQL and Redis (not part of `make test`): prints the figures and writes
 # bench/RESULTS.md, bench/results/*.json and the charts. BENCH_ARGS=--quick checks the plumbing.
