@@ -226,6 +226,27 @@ def items_summary(lines) -> str:
 items_summary_lazy = lazy(items_summary, str)
 
 
+# The demo's departments (seed_demo, DESIGN §10). The code is the public contract ("ENG"); a
+# department's name is shown as stored, in whatever language its admin wrote it, except the two
+# the demo seeds in English, which a person reads in their language (「工程部」). Keyed by code and
+# stored name, so a renamed ENG, or a department an admin called "Legal" or 「採購部」, reads as written.
+DEPARTMENT_NAMES = {("ENG", "Engineering"): pgettext_lazy("department", "Engineering"),
+                    ("OPS", "Operations"): pgettext_lazy("department", "Operations")}
+
+
+def department_label(department) -> str:
+    """A department (a Department, or anything with `code` and `name`) by its name in the reader's
+    language: 「工程部」 / "Engineering" for the demo's ENG, any other name as stored; "" for none."""
+    if department is None:
+        return ""
+    code, name = getattr(department, "code", ""), getattr(department, "name", "") or ""
+    return str(DEPARTMENT_NAMES.get((code, name), name)) or code
+
+
+# The same, said when it is rendered (a notice's context, like items_summary_lazy).
+department_label_lazy = lazy(department_label, str)
+
+
 # Approval routes (procurement.selectors.approval_route's `rule`).
 RULE_LABELS = {
     "manager": pgettext_lazy("approval rule", "the manager"),

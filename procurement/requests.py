@@ -83,6 +83,7 @@ class RequestNow:
     version: int
     state: str
     department: str
+    department_name: str  # in the reader's language when it is shown (labels.department_label)
     requester: str
     lines: tuple[Line, ...]
     supplier: str | None
@@ -162,6 +163,8 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
     return RequestNow(
         id=task.pk, number=request.number if request else None, version=task.version, state=task.state,
         department=request.department.code if request else (task.tenant or draft.get("department") or ""),
+        department_name=(labels.department_label_lazy(request.department) if request
+                         else task.tenant or draft.get("department") or ""),
         requester=task.initiator.get_username(), lines=_lines(award, request, draft), supplier=award.get("supplier"),
         subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")), total=_money(award.get("total")),
         budget=request.budget if request else _money(draft.get("budget")),

@@ -29,7 +29,8 @@ from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
 from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
-from .render import approval_url, chat_url, display_name, notice_render, request_facts, scope_summary
+from .render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
+                     scope_summary)
 from .returned import returned_question_post
 from .travel import TRAVEL_KINDS, travel_context
 
@@ -244,7 +245,7 @@ def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]
     scope = approval.scope
     context = {"po_number": po_number, "scope": scope, "supplier": scope["supplier"]["name"],
                "lines": scope["lines"], "subtotal": Decimal(scope["subtotal"]), "tax": Decimal(scope["tax"]),
-               "total": Decimal(scope["total"]), "department": scope["department"],
+               "total": Decimal(scope["total"]), "department": department_words(scope["department"]),
                "cost_centre": scope["cost_centre"], "requester": display_name(task.initiator)}
     return [Delivery("supplier_po", task, f"{key}:supplier", SUPPLIER_LANGUAGE, "", context, email=email)
             for email in scope.get("emails", [])]

@@ -10,7 +10,8 @@ from django.utils import translation
 
 from agentstate.models import Task
 
-from ..labels import items_summary_lazy
+from ..labels import department_label_lazy, items_summary_lazy
+from ..models import Department
 from ..requests import request_now
 
 SUBJECT_CHARS = 200
@@ -56,7 +57,7 @@ def request_facts(task: Task) -> dict:
     now = request_now(task)
     return {
         "number": now.number or "", "summary": items_summary_lazy(now.lines), "total": now.total, "supplier": now.supplier or "",
-        "po_number": now.po_number or "", "requester": display_name(task.initiator), "department": now.department,
+        "po_number": now.po_number or "", "requester": display_name(task.initiator), "department": now.department_name,
         "task_url": task_url(task.pk),
     }
 
@@ -64,6 +65,13 @@ def request_facts(task: Task) -> dict:
 def scope_summary(scope: dict):
     """What an approval's frozen scope buys, in the language the notice is rendered in."""
     return items_summary_lazy(scope["lines"]) if scope.get("lines") else scope.get("summary", "")
+
+
+def department_words(code: str):
+    """The department an approved scope names by its code, by its name in the language the notice is
+    rendered in (「工程部」); the code itself if it is gone."""
+    department = Department.objects.filter(code=code).first()
+    return department_label_lazy(department) if department else code
 
 
 def display_name(user) -> str:

@@ -16,7 +16,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from .. import selectors, services
+from .. import labels, selectors, services
 from ..budget import budget_outlook
 from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
@@ -73,6 +73,8 @@ def approval_context(user, approval) -> dict:
         approval.scope.get("supplier") or {}).get("name")
     return {
         "approval": approval, "scope": approval.scope, "task": task, "purchase": purchase,
+        "department_name": (labels.department_label(purchase.department) if purchase
+                            else approval.scope.get("department")),
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
         "routed_to": (approval.rule or {}).get("usernames", []),
         "over_cap": bool(purchase and purchase.budget is not None

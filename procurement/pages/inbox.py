@@ -108,7 +108,7 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
     return Row(
         approval=approval, number=(request.number if request else "") or "", summary=_summary(approval.scope),
         requester=task.initiator.get_username(),
-        department=request.department.name if request else task.tenant,
+        department=labels.department_label(request.department) if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),
         status=approval.status, created_at=approval.created_at, expires_at=approval.expires_at,
         reason=_reason(route_words(selectors.approval_route_reason(approval, limits)),

@@ -3,9 +3,10 @@ on its page, a cancel. They check the input's shape; the services decide what ma
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .. import labels
 from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MAX_REASON_CHARS,
                       MONEY_DECIMAL_PLACES, MONEY_MAX_DIGITS)
-from ..models import Membership
+from ..models import Department
 from ..requests import ALL, FINISHED, OPEN
 
 MAX_VERSION = 2**31 - 1
@@ -77,11 +78,11 @@ class NewRequestForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        codes = (Membership.objects.filter(user=user, department__isnull=False)
-                 .values_list("department__code", "department__name").distinct().order_by("department__code"))
-        self.fields["department"].choices = [(code, f"{name} ({code})") for code, name in codes]
-        if len(codes) == 1:
-            self.fields["department"].initial = codes[0][0]
+        departments = list(Department.objects.filter(memberships__user=user).distinct().order_by("code"))
+        self.fields["department"].choices = [(dept.code, f"{labels.department_label(dept)} ({dept.code})")
+                                             for dept in departments]
+        if len(departments) == 1:
+            self.fields["department"].initial = departments[0].code
 
 
 class ChangeRequestForm(forms.Form):

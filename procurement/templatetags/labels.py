@@ -98,3 +98,9 @@ def items_summary(lines) -> str:
 def line_words(line) -> str:
     """`{{ line|line_words }}`: one line, 「筆電 × 2」 / "2 × Laptop"."""
     return labels.line_words(line)
+
+
+@register.filter
+def department_label(department) -> str:
+    """`{{ dept|department_label }}`: 「工程部」 / "Engineering" for the demo's ENG; any other name as stored."""
+    return labels.department_label(department)

@@ -228,7 +228,8 @@ def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo,
                                    budget=Decimal("80000"), lines=[{"description": "Laptop", "quantity": 2}])
     approval = Approval.objects.get(task=task, status="pending")
     body = page_for(demo["bob"], approval).content.decode()
-    for words in (task.purchase_request.number, "new hires in March", "NT$80,000", "within the ENG manager's limit of NT$100,000",
+    for words in (task.purchase_request.number, "new hires in March", "NT$80,000",
+                  "within the Engineering manager's limit of NT$100,000",
                   "Routed to: bob, frank", 'href="#quotes"', 'id="quotes"',
                   reverse("task-page", args=[task.pk])):
         assert words in body, words
@@ -293,6 +294,6 @@ def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approva
     rule = {k: v for k, v in approval.rule.items() if k not in ("manager_limit", "director_limit")}
     Approval.objects.filter(pk=approval.pk).update(rule=rule)
     body = page_for(demo["bob"], approval).content.decode()
-    assert "within the ENG manager's limit of NT$100,000" in body
+    assert "within the Engineering manager's limit of NT$100,000" in body
     inbox = client_for(demo["bob"]).get(reverse("approval-inbox")).content.decode()
     assert "up to NT$100,000 (10 萬): department manager" in inbox

@@ -17,7 +17,7 @@ from agentstate.machine import fire
 from agentstate.models import Approval, Session, Task
 from procurement import queueing, services, timetravel, workflow
 from procurement.language import user_language_set
-from procurement.models import Department, Notification, Quote, Supplier
+from procurement.models import Notification, Quote, Supplier
 
 from .page_text import english_words, state_codes, visible_text
 
@@ -243,7 +243,7 @@ def names_shown(demo, task) -> list[str]:
     own = [request.justification, *(line.description for line in request.lines.all()
                                     if line.description not in catalogue)] if request else []
     return [*demo, *(user.get_full_name() for user in demo.values()), *Supplier.objects.values_list("name", flat=True),
-            *own, "monitor arm", "ENG-01", *Department.objects.values_list("name", flat=True),
+            *own, "monitor arm", "ENG-01",
             # The trace id the request page shows for quoting it: an id, not English.
             *Task.objects.values_list("trace_id", flat=True)]
 
