@@ -125,6 +125,7 @@ def test_the_supplier_gets_the_purchase_order_only_after_the_erp_confirms_it(dem
     assert "未稅" in body and "含稅" in body and "NT$" in body
     assert [line["description"] for line in approval.scope["lines"]] == ["Laptop"]
     assert "1. 筆電 × 2 @ NT$34,900" in body and "Laptop" not in body, "the supplier reads the item in Chinese"
+    assert "部門：工程部（成本中心 ENG-01）" in body and "Engineering" not in body, "and the department too"
     assert order["Message-ID"]
 
 
