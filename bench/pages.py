@@ -72,10 +72,8 @@ def build(rng, *, requester, department, supplier, suppliers, lines, version, re
     subtotal, tax, total = totals(subtotal)
     items = {line["item"] for line in lines}
     comparison = []
-    for other in suppliers:  # as seed_demo quotes: Hsinchu has no chairs, Kaohsiung only chairs
-        quoted = ({"Office chair"} if other.name.startswith("Kaohsiung") else
-                  set(ITEMS) - {"Office chair"} if other.name.startswith("Hsinchu") else set(ITEMS))
-        missing = sorted(items - quoted)
+    for other in suppliers:  # what seed_demo has each supplier quote (by item, not by name)
+        missing = sorted(items - other.items_quoted)
         awarded = other.name == supplier.name
         factor = Decimal(1) if awarded else Decimal(rng.choice(["1.02", "1.04", "1.07"]))
         comparison.append({"supplier": other.name, "awarded": awarded, "missing": missing,
@@ -115,8 +113,10 @@ def seed_pages(rng):
 
     users = {u.username: u for u in get_user_model().objects.all()}
     departments = {d.code: d for d in Department.objects.all()}
-    suppliers = list(Supplier.objects.order_by("name"))
-    full = [s for s in suppliers if s.name.startswith(("Taipei", "Formosa"))]  # quote every item
+    suppliers = list(Supplier.objects.order_by("name").prefetch_related("quotes"))
+    for supplier in suppliers:
+        supplier.items_quoted = {quote.item for quote in supplier.quotes.all()}
+    full = [s for s in suppliers if set(ITEMS) <= s.items_quoted]  # quote every item
     built = []  # (task, approval, approvers, status)
     for n in range(INBOX_SIZE - 1 + SMALL_INBOX):
         mine = n < INBOX_SIZE - 1
@@ -218,8 +218,10 @@ def run(args):
     for name, client, url, count, expect in pages:
         result = measure(client, url, args.renders, expect)
         if url == inbox:
+            from procurement.pages.inbox import PER_PAGE
+
             shown = len(re.findall(r'href="/approvals/[0-9a-f-]{36}/"', result["body"]))
-            assert shown == count, f"{name}: {shown} rows in the page"
+            assert shown == min(count, PER_PAGE), f"{name}: {shown} rows in the page"  # its first page
         rows.append([name, str(count), str(args.renders), f"{result['p50']:.1f}", f"{result['p95']:.1f}",
                      f"{result['mean']:.1f}", f"{result['max']:.1f}", result["queries"], f"{result['kb']:.0f}"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
