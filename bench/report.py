@@ -279,12 +279,23 @@ LangGraph's p50 ÷ agentstate's p50):
 | the same, after checkpoint verification landed (the read hashes every link) | 8.4 | 1.12× | 1.02× | 0.80× |
 | main at 6a40240, machine quiet (two runs, 18:04 UTC) | 1.0-1.5 | 0.50-0.52× | 0.44-0.53× | 0.49-0.54× |
 | + large state kept out of the move (overlay column), orjson for the read, tables analysed before measuring (the same two runs, alternated with the line above) | 1.2-1.7 | 0.50-0.60× | 0.44-0.49× | 0.68-0.69× |
+| `make bench` at 39288d5 (after the chain read's fix, recorded in the README then) | about 1 | 0.66× | 0.6× | 0.8× |
+| + the engine's statements keep one generic plan from their first run (the chain read had been planned again on every call: 1,300 custom plans, none generic), the event log indexes its task once (`make bench` at 23cfa55) | 0.5-1.2 | 0.79× | 0.72× | 0.92× |
 
 The ratio depends on the machine's load as much as on the code: on an idle machine each side's
 time is its own CPU work, and agentstate's is about twice LangGraph's; on a loaded one both sides
 mostly wait for the same things, a WAL flush at commit and a turn on the CPU for each round trip
 (two per step on each side: agentstate's move and its read; LangGraph's pipelined `put` and its
 `get_tuple`), and the ratio drifts towards 1×. The morning's figures above were taken under load.
+
+On the evening of 30 November the same machine was slower for both sides than in the afternoon:
+pgbench -N gave 631 transactions per second with 1 client against 2,634 earlier, and a move at
+100,000 tasks took p50 1.26 ms against 0.86 ms; the ratios, measured call by call alternating, are what to
+compare across runs. Measured then in one process at 1 KB, 1,000 steps each, alternating: LangGraph's
+`put` 0.64-0.78 ms and `get_tuple` 0.61-0.76 ms; agentstate's `fire()` 1.15-1.4 ms and
+`checkpoint_latest` 0.40-0.47 ms. The read is now faster than LangGraph's; the move costs about
+0.5 ms more than a `put`, of which about 0.2 ms is the client (Django's cursor, building the task
+and the parameters) and the rest the server writing three rows where a `put` writes one.
 
 Where agentstate's time goes (measured in one process, load average about 11, PostgreSQL's own
 figures from EXPLAIN ANALYZE of the real statements rolled back): the move statement executes in
