@@ -59,3 +59,14 @@ def english_words(text: str, names=()) -> list[str]:
 
 def state_codes(text: str) -> list[str]:
     return STATE_CODE.findall(text)
+
+
+def page(user, url, **headers) -> str:
+    """The visible text of `url` as `user` reads it (headers: e.g. HTTP_ACCEPT_LANGUAGE); it must answer 200."""
+    from django.test import Client
+
+    client = Client(**headers)
+    client.force_login(user)
+    response = client.get(url)
+    assert response.status_code == 200
+    return visible_text(response.content.decode())

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from agentstate.models import Approval
 from procurement import labels, services
 
-from .page_text import visible_text
+from .page_text import page
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
@@ -23,14 +23,6 @@ def submit(user):
     task = services.request_submit(requester=user, department="ENG", justification="new hires", lines=LINES)
     task.refresh_from_db()
     return task
-
-
-def page(user, url, **headers) -> str:
-    client = Client(**headers)
-    client.force_login(user)
-    response = client.get(url)
-    assert response.status_code == 200
-    return visible_text(response.content.decode())
 
 
 def assert_chinese_items(text):

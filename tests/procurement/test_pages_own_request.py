@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from .page_text import english_words, state_codes, visible_text
+from .page_text import english_words, page, state_codes, visible_text
 from .policy_support import LARGE, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -14,14 +14,6 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 ONE_LAPTOP = [{"description": "Laptop", "quantity": 1}]
 FOUR_LAPTOPS = [{"description": "Laptop", "quantity": 4}]
 NAMES = ["bob", "frank", "alice", "carol", "Bob Wang", "team equipment"]
-
-
-def page(user, url, **headers) -> str:
-    client = Client(**headers)
-    client.force_login(user)
-    response = client.get(url)
-    assert response.status_code == 200
-    return visible_text(response.content.decode())
 
 
 def test_the_chain_reads_who_takes_bob_step_in_english(demo, erp, eager):
