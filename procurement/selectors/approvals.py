@@ -124,22 +124,24 @@ def approvals_visible_to(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Approval.objects.all()
-    # Each way is asked of the row, an index probe (EXISTS), so the inbox's newest page walks a few
-    # rows of the approvals by date and one approval's page reads its own row. Sets of ids (IN) made
-    # PostgreSQL collect every id of every way first. At 100,000 tasks (bench/growth.py) bob's "all"
-    # tab page went from 108 to 0.5 ms and one approval from 5.7 to 0.1 ms; counting the tab walks
-    # the approvals either way (54 ms before, 71 now), and so does the page of someone who sees very
-    # few of them (dave: 81 before, 75 now).
+    return Approval.objects.filter(_reaches(user) | Q(task__tenant__in=codes))
+
+
+def _reaches(user) -> Q:
+    """The ways an approval reaches `user` in person: routed to them (or to someone they stand in
+    for today), decided by them (in person or for someone), or granted to them. Each way is asked of
+    the row, an index probe (EXISTS), so the inbox's newest page walks a few rows of the approvals by
+    date and one approval's page reads its own row. Sets of ids (IN) made PostgreSQL collect every id
+    of every way first. At 100,000 tasks (bench/growth.py) bob's "all" tab page went from 108 to
+    0.5 ms and one approval from 5.7 to 0.1 ms; counting the tab walks the approvals either way."""
     from agentstate.models import ApprovalDecision
 
     approvers = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_for(user))
-    return Approval.objects.filter(
-        Exists(approvers)
-        | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), decided_by=user))
-        | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), on_behalf_of=user))
-        | Q(decided_by=user)
-        | Exists(approval_grants(user).filter(content_object=OuterRef("pk")))
-        | Q(task__tenant__in=codes))
+    return (Exists(approvers)
+            | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), decided_by=user))
+            | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), on_behalf_of=user))
+            | Q(decided_by=user)
+            | Exists(approval_grants(user).filter(content_object=OuterRef("pk"))))
 
 
 INBOX_TABS = ("pending", "decided", "all")
@@ -169,29 +171,17 @@ def _search(text: str) -> Q:
 
 
 def inbox_departments(user):
-    """Departments the filter offers: those of the approvals routed to `user` (or someone they stand
-    in for) or decided by them, and the departments they decide for (every department for an admin or a director without one), whether or not one
-    has an approval today. Every part reads by index; collecting the departments of every approval
-    `user` may see instead joined every approval to every task (144 ms at 100,000 tasks, both
-    tables scanned)."""
+    """Departments the filter offers: those of the approvals that reach `user` (the same ways as
+    approvals_visible_to) and the departments they decide for (every department for an admin or a
+    director without one), whether or not one has an approval today."""
     if not user.is_authenticated or not user.is_active:
         return Department.objects.none()
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Department.objects.order_by("code")
-    # The ids of every approval that reaches `user`, each way read by index and put together once
-    # (UNION drops the repeats: one a manager was routed and decided reaches him three ways), then
-    # joined to their tasks once. One IN per way joined each way's approvals to their tasks again
-    # (93 ms at 100,000 tasks for a manager routed and deciding 10,000).
-    from agentstate.models import ApprovalDecision
-
-    ways = [ApprovalDecision.objects.filter(decided_by=user).values("approval_id"),
-            ApprovalDecision.objects.filter(on_behalf_of=user).values("approval_id"),
-            Approval.objects.filter(decided_by=user).values("pk"),
-            approval_grants(user)]
-    reached = routed_to(user).union(*ways)
-    offered = Q(code__in=codes) | Q(code__in=Approval.objects.filter(pk__in=reached).values("task__tenant"))
-    return Department.objects.filter(offered).order_by("code")
+    # Per department, one approval of it that reaches `user` is enough (EXISTS stops at the first).
+    reached = Approval.objects.filter(_reaches(user), task__tenant=OuterRef("code"))
+    return Department.objects.filter(Q(code__in=codes) | Exists(reached)).order_by("code")
 
 
 def approval_for_decider(user, approval_id) -> Approval:
