@@ -5,6 +5,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from guardian.models import UserObjectPermissionBase
 
@@ -227,7 +228,8 @@ class Notice(models.Model):
     recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
     kind = models.CharField(max_length=30)
     task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices")
-    text = models.TextField()
+    text = models.TextField(help_text="In the recipient's language when it was written.")
+    texts = models.JSONField(default=dict, blank=True, help_text="The same notice in each of the site's languages.")
     url = models.CharField(max_length=500, help_text="Absolute link to what the notice is about.")
     key = models.CharField(max_length=200, unique=True)
     read_at = models.DateTimeField(null=True, blank=True)
@@ -246,6 +248,12 @@ class Notice(models.Model):
     @property
     def read(self) -> bool:
         return self.read_at is not None
+
+    def text_in(self, language: str | None = None) -> str:
+        """The notice in `language` (default: the one the reader reads now). Someone who first
+        reads pages after the notice was written (so it was written in the site's default) reads it
+        in the language of their pages; a notice written before texts were kept reads as written."""
+        return self.texts.get(language or translation.get_language()) or self.text
 
 
 class TaskGrant(UserObjectPermissionBase):

@@ -1,14 +1,16 @@
 """`GET /api/v1/notifications/`: the caller's notices, newest first (DESIGN §10)."""
+from django.utils import translation
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
 from ..models import Notice
 from ..notices.selectors import notices_for
-from .views import ApiView
+from .views import ApiView, caller_language
 
 
 class NotificationSerializer(serializers.ModelSerializer):
     read = serializers.BooleanField(read_only=True)
+    text = serializers.CharField(source="text_in", read_only=True, help_text="In the caller's language.")
 
     class Meta:
         model = Notice
@@ -25,4 +27,5 @@ class NotificationListView(ApiView):
     @extend_schema(responses=NotificationSerializer(many=True))
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(NotificationSerializer(page, many=True).data)
+        with translation.override(caller_language(request)):
+            return self.get_paginated_response(NotificationSerializer(page, many=True).data)

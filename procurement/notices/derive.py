@@ -119,10 +119,15 @@ def _handle(key: str, event: TaskEvent | None, build) -> int:
 def _deliver(d: Delivery):
     if d.user is not None and not d.user.is_active:
         return  # a person who left reads no page and gets no mail (offboarding, erasure)
-    rendered = notice_render(d.kind, d.language, d.context | {"link": d.link})
+    context = d.context | {"link": d.link}
+    rendered = notice_render(d.kind, d.language, context)
     if d.user is not None:
-        Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, url=d.link,
-                              key=f"{d.key}:{d.user.pk}")
+        # In every site language too: the page shows the one its reader reads then (the mail has gone
+        # in the recipient's language, or the site's default when they had none yet).
+        texts = {code: (rendered if code == d.language else notice_render(d.kind, code, context)).text
+                 for code, _name in settings.LANGUAGES}
+        Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, texts=texts,
+                              url=d.link, key=f"{d.key}:{d.user.pk}")
     to = d.email or (d.user.email if d.user is not None else "")
     if to:
         notification_queue(task_id=d.task.pk, to=to, subject=rendered.subject, body=rendered.body,

@@ -338,3 +338,33 @@ def test_writing_the_chat_in_chinese_keeps_chinese_for_someone_who_never_chose(d
     user_language_set(user=erin, language="en")
     chat_turn(session=Session.objects.create(owner=erin), user=erin, text="我想買兩台筆電給新同事")
     assert UserPreference.objects.get(user=erin).language == "en"
+
+
+def test_an_approver_who_first_signs_in_after_his_notice_was_written_reads_it_in_the_language_of_his_pages(
+        demo, erp, eager, mailoutbox):
+    """bob had no language yet when alice's approval opened: his mail went in the site's default
+    (English). Signing in later from a zh-Hant browser, his notices page and the API show the
+    same notice in Chinese; from an English browser, in English."""
+    from django.test import Client
+
+    from procurement.models import UserPreference
+
+    bob = demo["bob"]
+    UserPreference.objects.filter(user=bob).delete()
+    submit(demo["alice"])
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    assert to_bob.subject.startswith("Approval needed")
+    notice = Notice.objects.get(recipient=bob, kind="approval_new")
+    assert "Laptop" in notice.text and set(notice.texts) == {"en", "zh-hant"}
+
+    zh = Client(HTTP_ACCEPT_LANGUAGE="zh-TW,zh;q=0.9")
+    zh.force_login(bob)
+    page = zh.get("/notices/").content.decode()
+    assert "筆電 × 2" in page and "Laptop" not in page and "asks you to approve" not in page
+    [row] = zh.get("/api/v1/notifications/").json()["results"]
+    assert "筆電 × 2" in row["text"] and "Laptop" not in row["text"]
+
+    en = Client(HTTP_ACCEPT_LANGUAGE="en")
+    en.force_login(bob)
+    page = en.get("/notices/").content.decode()
+    assert "2 × Laptop" in page and "筆電" not in page
