@@ -121,3 +121,17 @@ def test_a_refused_checkpoint_reads_in_chinese_by_its_sentence_or_its_code(zh):
                 "written; it was not used.", actor="recovery")
     assert sentences.event_reason(why) == "未接續處理：第 5 版儲存的狀態未通過驗證，未被採用"
     assert labels.event_label("checkpoint_refused") == "已暫停：儲存的狀態未通過驗證"
+
+
+def test_the_people_a_step_went_to_are_listed_the_way_the_reader_lists(zh):
+    assert sentences.readable("routed to manager: bob, frank") == "送交主管核准：bob、frank"
+    with translation.override("en"):
+        assert sentences.readable("routed to manager: bob, frank") == "routed to the manager: bob, frank"
+
+
+@pytest.mark.django_db
+def test_a_department_the_agent_names_by_code_reads_by_its_name(demo, zh):
+    assert sentences.readable("NT$6,000,000 is above every approval limit for ENG") == \
+        "NT$6,000,000 (600 萬) 超過工程部所有核准上限"
+    assert sentences.readable("NT$6,000,000 is above every approval limit for XYZ").endswith("超過XYZ所有核准上限")
+    assert sentences.readable("You no longer hold the manager role for OPS.") == "您已不再擔任營運部的部門主管。"
