@@ -39,7 +39,7 @@ STATE_MEANINGS = {
     workflow.SUBMITTED: pgettext_lazy(
         "request state", "approved; the purchase order was sent and its confirmation is pending verification"),
     workflow.CONFIRMED: pgettext_lazy("request state", "done: the ERP confirmed the purchase order"),
-    workflow.NEEDS_REVIEW: pgettext_lazy("request state", "with a person for review; its outcome is pending verification"),
+    workflow.NEEDS_REVIEW: pgettext_lazy("request state", "with a person for review"),
     workflow.REJECTED: pgettext_lazy("request state", "rejected"),
     workflow.CANCELLED: pgettext_lazy("request state", "cancelled"),
     workflow.EXPIRED: pgettext_lazy("request state", "expired: the approval was not decided in time"),

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from agentstate.errors import Conflict, DomainError, NotFound, StaleVersion
 from agentstate.kinds import get_kind
-from agentstate.models import Session, Task, TaskEvent, Turn
+from agentstate.models import Session, Task, Turn
 
 from .. import selectors, services, workflow
 from ..quotesheet import chat as sheet_words
@@ -161,7 +161,7 @@ def status(job: Job) -> Outcome:
         reply = unknowable_reply(None, lang) if action.topic == "unknown" else list_reply([], lang, open_only=True)
         return Outcome(reply=reply, did="status", task=job.task())
     if action.topic == "why":
-        reply = why_reply(target, lang, review_reason=_review_reason(target))
+        reply = why_reply(target, lang)
     elif action.topic == "unknown":
         reply = unknowable_reply(target, lang)
     else:
@@ -203,13 +203,6 @@ def _by_number(user, ref: str) -> str:
     """The task behind a request number (REQ-2026-00042) or an ERP requisition or PO number,
     among the caller's own requests only."""
     return selectors.own_task_by_ref(user, ref)
-
-
-def _review_reason(view: TaskView) -> str:
-    if view.state != workflow.NEEDS_REVIEW:
-        return ""
-    event = TaskEvent.objects.filter(task_id=view.id, to_state=workflow.NEEDS_REVIEW).order_by("-version").first()
-    return event.reason if event else ""
 
 
 def update_draft(job: Job) -> Outcome:

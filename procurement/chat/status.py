@@ -3,7 +3,7 @@ and the approver's comment), never from what was said in chat. Each names the re
 (REQ number and items). An outcome nobody could verify reads "pending verification"."""
 from datetime import datetime
 
-from .. import labels, sentences, workflow
+from .. import labels, selectors, sentences, workflow
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
 from .phrases import join, language, say
@@ -72,9 +72,20 @@ class _Viewer:
         return self.name
 
 
+def _why_in_review(task, lang: str) -> str:
+    """Why a request in review is there, as its timeline says it, in her language ("" elsewhere)."""
+    if task.state != workflow.NEEDS_REVIEW:
+        return ""
+    with language(lang):
+        event = selectors.why_in_review(task.id)
+        reason = sentences.event_reason(event) if event is not None else ""
+    return say("why_review", lang, reason=reason) if reason else ""
+
+
 def status_reply(task, lang: str) -> str:
-    """Where the task really is: its state, who it waits on, the open question, receipts, approvals."""
-    parts = [_head(task, lang), _waiting(task, lang)]
+    """Where the task really is: its state, who it waits on (or why a person must look at it), the
+    open question, receipts, approvals."""
+    parts = [_head(task, lang), _why_in_review(task, lang) or _waiting(task, lang)]
     if task.state == workflow.DRAFT:
         gaps = drafts.missing(task.draft)
         if gaps:
@@ -113,10 +124,11 @@ def _decided(task, lang: str) -> str:
                comment=decision["comment"])
 
 
-def why_reply(task, lang: str, *, review_reason: str = "") -> str:
+def why_reply(task, lang: str) -> str:
     head = _head(task, lang)
-    if task.state == workflow.NEEDS_REVIEW and review_reason:
-        return join(head, say("why_review", lang, reason=review_reason))
+    review = _why_in_review(task, lang)
+    if review:
+        return join(head, review)
     if task.decision and task.decision["status"] in ("rejected", "returned") and task.state in (
             workflow.REJECTED, workflow.AWAITING_INPUT, workflow.PROCESSING, workflow.AWAITING_APPROVAL):
         return join(head, _decided(task, lang))

@@ -37,9 +37,11 @@ def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
         change = ChangeRequestForm(initial={"version": task.version, "justification": now.justification,
                                             "budget": now.budget})
         lines = line_formset(lines=_requested_lines(task))
+    events = list(task.events.all())
     return {
         "task": task, "now": now,
-        "events": list(task.events.all()), "receipts": list(task.receipts.all()),
+        "events": events, "receipts": list(task.receipts.all()),
+        "in_review_for": selectors.why_in_review(task.pk, events) if task.state == workflow.NEEDS_REVIEW else None,
         "approvals": list(task.approvals.all()), "checkpoints": list(task.checkpoints.all()),
         "states": kind.states, "transitions": kind.transitions,
         "is_requester": is_requester,

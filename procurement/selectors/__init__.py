@@ -30,7 +30,15 @@ from .approvals import (  # noqa: F401
     routed_to,
     scope_changes,
 )
-from .queue import ReviewRow, may_review, review_rows, review_task_for, review_tasks_for, reviewers_of  # noqa: F401
+from .queue import (  # noqa: F401
+    ReviewRow,
+    may_review,
+    review_rows,
+    review_task_for,
+    review_tasks_for,
+    reviewers_of,
+    why_in_review,
+)
 from .roles import approvers, decides_for, is_decider  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,

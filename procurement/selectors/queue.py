@@ -58,6 +58,16 @@ def review_tasks_for(user):
     return tasks if codes is None else tasks.filter(tenant__in=codes)
 
 
+def why_in_review(task_id, events=None) -> TaskEvent | None:
+    """The event that last put a task in review (its reason says why); ask it of a task in review.
+    `events`: the task's events already read, oldest first, so a page asks nothing more."""
+    if events is None:
+        return (TaskEvent.objects.filter(task_id=task_id, to_state=workflow.NEEDS_REVIEW)
+                .exclude(from_state=workflow.NEEDS_REVIEW).order_by("-version").first())
+    entered = [e for e in events if e.to_state == workflow.NEEDS_REVIEW and e.from_state != workflow.NEEDS_REVIEW]
+    return entered[-1] if entered else None
+
+
 def review_rows(tasks) -> list[ReviewRow]:
     """Rows for a page of review_tasks_for, in three queries however many rows."""
     tasks = list(tasks)

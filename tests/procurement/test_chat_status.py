@@ -66,6 +66,17 @@ def test_needs_review_with_an_unknown_receipt__pending_verification_never_done(d
     assert "done" not in result.reply and "confirmed" not in result.reply.lower()
 
 
+def test_needs_review_above_every_limit__says_why_not_that_an_outcome_is_unknown(demo, erp, eager):
+    session = open_session(demo["erin"])
+    talk(session, demo["erin"], "我需要 200 台筆電，給新的客服中心", "好")
+    result = talk(session, demo["erin"], "現在進度如何？")
+    assert result.task.state == "needs_review"
+    assert "需要人工檢查" in result.reply and "超過營運部所有核准上限" in result.reply
+    assert "結果待確認" not in result.reply and "OPS" not in result.reply
+    why = talk(session, demo["erin"], "為什麼還沒核准？")
+    assert "超過營運部所有核准上限" in why.reply and "OPS" not in why.reply
+
+
 def test_a_status_answer_ignores_what_the_brain_wrote(demo):
     from procurement.chat.brain import Proposal, Status
     from tests.procurement.chat.support import ScriptedBrain

@@ -1,0 +1,36 @@
+"""A request in review says on its page why a person must look at it: the reason its timeline
+gives, in the reader's language, not a generic "an outcome is unknown"."""
+import pytest
+
+from agentstate.models import Receipt
+from procurement import services
+from tests.procurement.page_text import page
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def submit(user, quantity):
+    task = services.request_submit(requester=user, department="OPS", lines=[{"description": "Laptop",
+                                   "quantity": quantity}], justification="new service desk")
+    task.refresh_from_db()
+    return task
+
+
+def test_above_every_limit_the_page_says_so_in_both_languages(demo, erp, eager):
+    erin = demo["erin"]
+    task = submit(erin, 200)
+    assert task.state == "needs_review"
+    zh = page(erin, f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert "這筆請購需要人工檢查：NT$7,329,000 (732.9 萬) 超過營運部所有核准上限。" in zh
+    assert "結果未知" not in zh and "OPS" not in zh.split("時間軸")[0]
+    en = page(erin, f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    assert "is above every approval limit for Operations. Nothing goes on until they have." in en
+    assert "an outcome is unknown" not in en
+
+
+def test_an_unknown_erp_outcome_is_named_as_the_reason(demo, erp, eager):
+    erp.fault(mode="down", path="/requisitions")
+    task = submit(demo["erin"], 2)
+    assert task.state == "needs_review" and Receipt.objects.get(task=task).status == "unknown"
+    zh = page(demo["erin"], f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert "這筆請購需要人工檢查：" in zh and "結果待確認" in zh
