@@ -107,7 +107,7 @@ class Cancel(Action):
                    "The requester is asked to confirm first.")
 
 
-TOPICS = ("status", "po", "why", "change", "list", "unknown")
+TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear")
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,8 @@ class Status(Action):
                    "conversation): topic status (where it stands), po (the purchase order number and what was "
                    "ordered), why (why it was rejected, returned or put in review: the approver's comment), "
                    "change (what to change after a return), list (her requests; open_only for the open ones), "
-                   "unknown (anything the records cannot tell, such as delivery dates). Pick the request by "
+                   "unknown (anything the records cannot tell, such as delivery dates), unclear (a question about "
+                   "her request you cannot place: say so and give where it stands). Pick the request by "
                    "task_id, by a number she gave (ref, e.g. REQ-000012 or PO-000003) or by item; none means "
                    "this conversation's request or her latest. Creates and changes nothing.")
 

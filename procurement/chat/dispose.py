@@ -158,12 +158,15 @@ def status(job: Job) -> Outcome:
     if not_found:
         return Outcome(reply=not_found, did="status", task=job.task())
     if target is None:
-        reply = unknowable_reply(None, lang) if action.topic == "unknown" else list_reply([], lang, open_only=True)
+        reply = {"unknown": lambda: unknowable_reply(None, lang), "unclear": lambda: say("unclear_none", lang)}.get(
+            action.topic, lambda: list_reply([], lang, open_only=True))()
         return Outcome(reply=reply, did="status", task=job.task())
     if action.topic == "why":
         reply = why_reply(target, lang)
     elif action.topic == "unknown":
         reply = unknowable_reply(target, lang)
+    elif action.topic == "unclear":
+        reply = join(say("unclear", lang), status_reply(target, lang))
     else:
         reply = ANSWERS[action.topic](target, lang)
     return Outcome(reply=reply, did="status", task=job.task(), about=target.id)

@@ -68,6 +68,8 @@ NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not n
       "wait a sec", "let me think", "let me check", "hold off", "stop",
       "不", "不是", "不要", "不對", "等一下", "等等", "先等等", "先不要", "先不用", "還沒", "不用", "先別", "先不要送",
       "先不要送出", "稍等", "等一等", "再想想", "我再想想", "晚點", "晚點再說", "暫時不要", "先暫停", "先不送"}
+THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank you so much", "many thanks", "great thanks",
+          "謝謝", "謝謝你", "謝謝您", "感謝", "感謝你", "感謝您", "多謝", "謝啦", "感恩", "謝了"}
 CANCEL = re.compile(r"^(cancel|cancel it|cancel this|cancel that|cancel the request|cancel my request|"
                     r"never mind|nevermind|forget it|取消|取消申請|取消這筆|取消這個|取消這筆申請|不用了|算了|不買了)$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"
@@ -109,6 +111,11 @@ def is_yes(text: str) -> bool:
 def is_no(text: str) -> bool:
     text = normalised(text)
     return text in NO or text in EMOJI_NO
+
+
+def is_thanks(text: str) -> bool:
+    """Thanks and nothing else: 「好，謝謝」 is a yes with thanks (normalised() trims the tail)."""
+    return re.sub(r"[\s.,!?;:~…，。！？；：、「」]+", " ", text.lower()).strip() in THANKS
 
 
 def is_cancel(text: str) -> bool:

@@ -89,7 +89,7 @@ PHRASES = {
     "still_needed": _("Still needed: {gaps}."),
     "question": _("Question: {question}"),
     "receipt": _("{label}{ref}: {status}."),
-    "approval_line": _("Approval (version {version}): {words}."),
+    "approval_line": _("Approval: {words}."),
     "approval_pending": _("pending with {who}"),
     "a_manager": _("a manager"),
     "po_issued": _("The purchase order for {number} is {po}: {what} from {supplier}, {total} incl. tax."),
@@ -117,6 +117,9 @@ PHRASES = {
     "unknowable_none": _("I can't tell that from our records, and you have no requests yet. What would you like "
                          "to buy?"),
     "created_nothing": _("Nothing was created or changed."),
+    "unclear": _("I'm not sure what you are asking; this is where your request stands:"),
+    "unclear_none": _("I'm not sure what you are asking, and you have no requests yet. What would you like to buy?"),
+    "you_are_welcome": _("You're welcome. Ask me about a request or tell me what to buy whenever you need."),
 }
 
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")

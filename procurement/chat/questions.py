@@ -35,9 +35,12 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|"
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
         r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"  # 「現在呢？」 after an answer: where is it now
-        r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況", re.IGNORECASE)),
+        r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況|"
+        # 「誰在審我的單？」「我上週送的那張單子呢？」
+        r"誰在(?:審|看|簽|核)|審到哪|(?:那張|那筆|我的)[^。？?]{0,4}(?:單子?|請購單?|申請單?)[^。？?]{0,4}呢|單子呢", re.IGNORECASE)),
 ]
-LATEST = re.compile(r"\b(?:last|latest|previous|most recent|newest)\b|上一張|上一筆|上次|最近|最新|剛剛|剛才", re.IGNORECASE)
+LATEST = re.compile(r"\b(?:last|latest|previous|most recent|newest)\b|上一張|上一筆|上次|最近|最新|剛剛|剛才|"
+                    r"上週|上星期|上禮拜|前幾天|前天|昨天", re.IGNORECASE)
 ALL_OPEN = re.compile(r"\ball\b[^?.!]*\bopen\b|\bopen requests\b|\ball (?:of )?my\b|所有|全部|進行中的", re.IGNORECASE)
 QUESTION_MARK = re.compile(r"[?？]\s*$|嗎\s*$|呢\s*$")
 REQUEST_WORDS = re.compile(r"\b(?:need|want|would like|'d like|buy|order|get|purchase)\b|需要|想要|要買|我要|想買|購買|請購|要(?:[一二兩三四五六七八九十\d])",

@@ -37,6 +37,8 @@ class RuleBrain:
         refused = lexicon.injections(message)
         if refused:
             return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
+        if lexicon.is_thanks(message):  # not an answer, a purpose or a question; what was asked stays asked
+            return Proposal(say("you_are_welcome", lang), NoAction(), expects=ctx.expects)
         pending = self.pending(ctx)
         if pending is not None:
             return pending
@@ -59,7 +61,7 @@ class RuleBrain:
         if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)):
             return self.amend(ctx, about)
         if is_open_question(message) and not extract(message, ctx.catalogue).any():
-            return Proposal("", Status(topic="unknown"))
+            return Proposal("", Status(topic="unclear"))
         if task is None or task.state == workflow.DRAFT:
             return self.intake(ctx, task)
         if task.state in workflow.AMENDABLE:

@@ -6,7 +6,7 @@ from datetime import datetime
 from .. import labels, selectors, sentences, workflow
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
-from .phrases import join, language, say
+from .phrases import join, language, listed, say
 
 APPROVERS_SHOWN = 3
 
@@ -96,15 +96,15 @@ def status_reply(task, lang: str) -> str:
         ref = f" {receipt['external_id']}" if receipt["status"] == "confirmed" and receipt["external_id"] else ""
         parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
                          ref=ref, status=_label(labels.RECEIPT_LABELS, receipt["status"], lang)))
-    for approval in task.approvals[:2]:  # newest first; older ones are history
+    for approval in task.approvals[:2]:  # newest first; older ones are history (versions are internals)
         if approval["status"] == "pending" and (task.waiting_on or {}).get("kind") == APPROVAL:
             continue  # already said: who it waits on, since when
         if approval["status"] == "pending":
-            who = ", ".join(approval.get("approvers") or []) or say("a_manager", lang)
+            who = listed(approval.get("approvers") or [], lang) or say("a_manager", lang)
             words = say("approval_pending", lang, who=who)
         else:
             words = _label(labels.APPROVAL_LABELS, approval["status"], lang)
-        parts.append(say("approval_line", lang, version=approval["state_version"], words=words))
+        parts.append(say("approval_line", lang, words=words))
     return join(*parts)
 
 
