@@ -33,6 +33,7 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bstatus\b|\bwhere (?:is|are|does|do)\b|\bwhere's\b|\bprogress\b|\bany (?:update|news)\b|"
         r"\bhow(?:'s| is| are)\b[^?.!]*\b(request|order|laptops?|monitors?|keyboards?|chairs?|docks?|it|they)\b|"
         r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|"
+        r"\bwho(?:'s| is| are)? (?:approving|reviewing|deciding|looking at|handling|signing)\b|\bwho has (?:it|my)\b|"
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
         r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"  # 「現在呢？」 after an answer: where is it now
         r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況|"
