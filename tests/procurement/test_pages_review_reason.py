@@ -34,3 +34,14 @@ def test_an_unknown_erp_outcome_is_named_as_the_reason(demo, erp, eager):
     assert task.state == "needs_review" and Receipt.objects.get(task=task).status == "unknown"
     zh = page(demo["erin"], f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant")
     assert "這筆請購需要人工檢查：" in zh and "結果待確認" in zh
+
+
+def test_the_queue_offers_the_erp_actions_only_when_something_is_in_doubt_there(demo, erp, eager):
+    above = submit(demo["erin"], 200)
+    zh = page(demo["carol"], "/review/", HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert "超過營運部所有核准上限" in zh and "ERP 中沒有結果不明的項目" in zh
+    assert "再次查詢 ERP" not in zh and "記錄結果" not in zh and "重試步驟" in zh and "取消" in zh
+    erp.fault(mode="down", path="/requisitions")
+    submit(demo["erin"], 2)
+    zh = page(demo["carol"], "/review/", HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert zh.count("再次查詢 ERP") == 1 and zh.count("取消…") == 2 and above.state == "needs_review"
