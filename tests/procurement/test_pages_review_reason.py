@@ -45,3 +45,24 @@ def test_the_queue_offers_the_erp_actions_only_when_something_is_in_doubt_there(
     submit(demo["erin"], 2)
     zh = page(demo["carol"], "/review/", HTTP_ACCEPT_LANGUAGE="zh-hant")
     assert zh.count("再次查詢 ERP") == 1 and zh.count("取消…") == 2 and above.state == "needs_review"
+
+
+def test_retrying_once_the_policy_covers_the_amount_sends_it_to_approval_as_the_queue_says(demo, erp, eager):
+    """The queue's advice holds: an admin extends the top rule and the director's limit, retries, and
+    the request goes to approval (frank, then finance) instead of back to review."""
+    from django.test import Client
+
+    from procurement.models import Membership
+    from procurement.policy.models import PolicyRule
+    from procurement.policy.rules import policy_publish
+
+    task = submit(demo["erin"], 200)
+    Membership.objects.filter(user=demo["frank"]).update(approval_limit=10_000_000)
+    PolicyRule.objects.filter(department__code="OPS", amount_up_to=5_000_000).update(amount_up_to=10_000_000)
+    policy_publish(by=demo["carol"])
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["carol"])
+    answer = client.post(f"/review/{task.pk}/retry/", {"version": task.version, "reason": "處長額度與規則已調高"})
+    assert answer.status_code in (200, 302)
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval"
