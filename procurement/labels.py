@@ -247,6 +247,17 @@ def department_label(department) -> str:
 department_label_lazy = lazy(department_label, str)
 
 
+def department_code_label(code: str) -> str:
+    """A department known only by its code (a draft's, a sentence of the agent's) by its name in
+    the reader's language; a code no department has stays as written."""
+    from .models import Department
+
+    return department_label(Department.objects.filter(code=code).first()) or code if code else ""
+
+
+department_code_label_lazy = lazy(department_code_label, str)
+
+
 # Approval routes (procurement.selectors.approval_route's `rule`).
 RULE_LABELS = {
     "manager": pgettext_lazy("approval rule", "the manager"),

@@ -163,8 +163,7 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
     return RequestNow(
         id=task.pk, number=request.number if request else None, version=task.version, state=task.state,
         department=request.department.code if request else (task.tenant or draft.get("department") or ""),
-        department_name=(labels.department_label_lazy(request.department) if request
-                         else task.tenant or draft.get("department") or ""),
+        department_name=_department_name(request, task.tenant or draft.get("department") or ""),
         requester=task.initiator.get_username(), lines=_lines(award, request, draft), supplier=award.get("supplier"),
         subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")), total=_money(award.get("total")),
         budget=request.budget if request else _money(draft.get("budget")),
@@ -208,6 +207,13 @@ def _request_of(task):
 
 def _money(value) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
+
+
+def _department_name(request, code: str):
+    """In the reader's language when shown; "" for a draft without a department (pages show —)."""
+    if request is not None:
+        return labels.department_label_lazy(request.department)
+    return labels.department_code_label_lazy(code) if code else ""
 
 
 def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:

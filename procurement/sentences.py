@@ -380,7 +380,7 @@ def _part(name: str, value: str) -> str:
     if name == "people":
         return str(LIST_SEPARATOR).join(value.split(", "))
     if name == "department":
-        return _department(value)
+        return labels.department_code_label(value)
     if name == "role":
         from .policy.words import role_label
 
@@ -390,13 +390,6 @@ def _part(name: str, value: str) -> str:
     if name == "fields":
         return str(LIST_SEPARATOR).join(str(DRAFT_FIELDS.get(field, field)) for field in value.split(", "))
     return value
-
-
-def _department(code: str) -> str:
-    """A department the agent names by its code, by its name in the reader's language."""
-    from .models import Department
-
-    return labels.department_label(Department.objects.filter(code=code).first()) or code
 
 
 def _items(value: str) -> str:

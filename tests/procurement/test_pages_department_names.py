@@ -129,3 +129,15 @@ def test_a_department_an_admin_named_reads_as_written_in_both_languages(demo, er
         assert "採購部 (PUR)" in text(demo["alice"], reverse("request-new"), **headers)
     chinese = text(demo["frank"], INBOX + "?tab=all", **ZH)
     assert english_words(chinese, names=["Platform team", "Legal", "frank", "alice", "new hires"]) == []
+
+
+def test_a_draft_names_its_department_by_name_before_it_is_submitted(demo):
+    draft = services.request_draft_save(requester=demo["alice"], fields={
+        "department": "ENG", "lines": [{"description": "Monitor", "quantity": 2}]})
+    zh = text(demo["alice"], reverse("task-page", args=[draft.pk]), **ZH)
+    assert "部門 工程部" in zh and "部門 ENG" not in zh
+    en = text(demo["alice"], reverse("task-page", args=[draft.pk]), **EN)
+    assert "Department Engineering" in en
+    nameless = services.request_draft_save(requester=demo["erin"], fields={
+        "lines": [{"description": "Monitor", "quantity": 1}]})
+    assert "部門 —" in text(demo["erin"], reverse("task-page", args=[nameless.pk]), **ZH)
