@@ -117,6 +117,11 @@ def write_report(results: dict, out: Path, path: Path):
                              r["alone"]["langgraph"]["p50_ms"], f"{r['alone']['ratio_p50']}×"] for r in alone]), ""]
         doc += [f"`fire()` alone at 1 KB (flush): p50 {sbs['fire_only_1kb']['p50_ms']} ms, "
                 f"p95 {sbs['fire_only_1kb']['p95_ms']} ms.", ""]
+        if sbs.get("floor"):
+            trip, write = sbs["floor"]["round_trip"]["p50_ms"], sbs["floor"]["durable_write"]["p50_ms"]
+            doc += [f"The floor on this server, on a plain psycopg connection: one round trip (`SELECT 1`) p50 {trip} "
+                    f"ms; one durable write of a single small row, committed alone, p50 {write} ms. A step that writes "
+                    f"and then reads back costs at least {round(trip + write, 3)} ms on either side.", ""]
         if sbs.get("pgbench"):
             doc += ["`pgbench -N` (simple update) on the same server in the same run, against `fire()` from as many "
                     "processes, each moving its own task (flush mode, 1 KB):", ""]

@@ -181,6 +181,29 @@ def fire_only(user, iterations: int) -> dict:
     return summary(seconds)
 
 
+def floor(url: str, iterations: int) -> dict:
+    """What no store can beat on this server: one round trip (`SELECT 1`), and one durable write of a
+    single small row committed on its own (an UPDATE, autocommit, waiting for the WAL flush like both
+    sides in flush mode), each p50 on a plain psycopg connection. A step that writes and then reads
+    back costs at least their sum."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_floor (id int PRIMARY KEY, n bigint NOT NULL)")
+        conn.execute("INSERT INTO bench_floor VALUES (1, 0) ON CONFLICT (id) DO NOTHING")
+        figures = {}
+        for name, statement in (("round_trip", "SELECT 1"), ("durable_write", "UPDATE bench_floor SET n = n + 1 WHERE id = 1")):
+            seconds = []
+            for i in range(iterations + 10):
+                started = time.perf_counter()
+                conn.execute(statement, prepare=True)
+                if i >= 10:
+                    seconds.append(time.perf_counter() - started)
+            figures[name] = summary(seconds)
+        conn.execute("DROP TABLE bench_floor")
+    return figures
+
+
 def pgbench(clients: int, seconds: int) -> dict:
     params = connection.get_connection_params()
     env = dict(os.environ, PGPASSWORD=str(params.get("password") or ""))
@@ -269,6 +292,9 @@ def main():
             result["sizes"] += side_by_side(user, saver, args.iterations, mode)
     result["fire_only_1kb"] = fire_only(user, args.iterations)
     print(f"fire() alone at 1 KB: p50 {result['fire_only_1kb']['p50_ms']:.2f} ms", flush=True)
+    result["floor"] = floor(url, args.iterations)
+    print(f"floor: a round trip p50 {result['floor']['round_trip']['p50_ms']:.2f} ms, a durable one-row write p50 "
+          f"{result['floor']['durable_write']['p50_ms']:.2f} ms", flush=True)
     if not args.skip_pgbench:
         result["pgbench"] = []
         for clients in (1, 4):
