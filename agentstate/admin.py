@@ -3,9 +3,12 @@
 A task's state, version, data and lease, an approval's status and scope, receipts, events and
 checkpoints change only through the engine, so the admin may look but not add, edit or delete.
 Changes go through admin actions the app adds (procurement/admin.py), each firing a transition
-that records who and why. Memory has its own module."""
+that records who and why. Codes are shown in the words the app plugs in (agentstate.codewords).
+Memory has its own module."""
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
+from .codewords import coded_filter, column, task_column
 from .memory import admin as memory_admin  # noqa: F401  (registers the memory tables)
 from .memory.admin import ReadOnlyAdmin
 from .models import Approval, Checkpoint, Receipt, Session, Task, TaskEvent
@@ -13,8 +16,9 @@ from .models import Approval, Checkpoint, Receipt, Session, Task, TaskEvent
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
-    list_display = ["id", "owner", "task", "locked", "created_at"]
-    list_filter = ["locked"]
+    list_display = ["id", "owner", task_column, column("status", "session", _("status")), "locked", "created_at"]
+    list_filter = [("status", coded_filter("session")), "locked"]
+    list_select_related = ["owner", "task"]
 
 
 class TaskEventInline(admin.TabularInline):
@@ -33,34 +37,44 @@ class TaskEventInline(admin.TabularInline):
 
 @admin.register(Task)
 class TaskAdmin(ReadOnlyAdmin):
-    list_display = ["id", "kind", "tenant", "state", "version", "step", "initiator", "updated_at"]
-    list_filter = ["kind", "state", "tenant"]
+    list_display = ["id", column("kind", "kind", _("kind")), "tenant", column("state", "state", _("state")), "version",
+                    column("step", "step", _("next step")), "initiator", "updated_at"]
+    list_filter = [("kind", coded_filter("kind")), ("state", coded_filter("state")), "tenant"]
     search_fields = ["=id", "initiator__username"]
     inlines = [TaskEventInline]
 
 
 @admin.register(TaskEvent)
 class TaskEventAdmin(ReadOnlyAdmin):
-    list_display = ["task", "at", "actor", "event", "from_state", "to_state", "version"]
-    list_filter = ["event"]
+    list_display = [task_column, "at", column("actor", "actor", _("by")), column("event", "event", _("event")),
+                    column("from_state", "state", _("from state")), column("to_state", "state", _("to state")),
+                    "version"]
+    list_filter = [("event", coded_filter("event"))]
+    list_select_related = ["task"]
     search_fields = ["=task__id", "actor"]
 
 
 @admin.register(Checkpoint)
 class CheckpointAdmin(ReadOnlyAdmin):
-    list_display = ["task", "version", "label", "cursor", "created_at"]
+    list_display = [task_column, "version", column("label", "event", _("event")),
+                    column("cursor", "step", _("next step")), "created_at"]
+    list_select_related = ["task"]
     search_fields = ["=task__id"]
 
 
 @admin.register(Receipt)
 class ReceiptAdmin(ReadOnlyAdmin):
-    list_display = ["task", "operation", "idempotency_key", "status", "external_id", "updated_at"]
-    list_filter = ["status", "operation"]
+    list_display = [task_column, column("operation", "operation", _("operation")), "idempotency_key",
+                    column("status", "receipt", _("status")), "external_id", "updated_at"]
+    list_filter = [("status", coded_filter("receipt")), ("operation", coded_filter("operation"))]
+    list_select_related = ["task"]
     search_fields = ["=task__id", "idempotency_key", "external_id"]
 
 
 @admin.register(Approval)
 class ApprovalAdmin(ReadOnlyAdmin):
-    list_display = ["id", "task", "state_version", "status", "expires_at", "decided_by"]
-    list_filter = ["status"]
+    list_display = ["id", task_column, "state_version", column("status", "approval", _("status")), "expires_at",
+                    "decided_by"]
+    list_filter = [("status", coded_filter("approval"))]
+    list_select_related = ["task", "decided_by"]
     search_fields = ["=id", "=task__id"]

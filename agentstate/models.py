@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 RUNTIME_ACTOR = "runtime"
 
@@ -37,21 +38,26 @@ class Session(models.Model):
         CLOSED = "closed"
         EXPIRED = "expired"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_sessions")
-    task = models.ForeignKey("Task", null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
-    title = models.CharField(max_length=200, blank=True)
-    summary = models.TextField(blank=True)
-    locked = models.BooleanField(default=False, help_text="Owner left: readable by admins only.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_sessions",
+                              verbose_name=_("owner"))
+    task = models.ForeignKey("Task", null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions",
+                             verbose_name=_("task"))
+    title = models.CharField(max_length=200, blank=True, verbose_name=_("title"))
+    summary = models.TextField(blank=True, verbose_name=_("summary"))
+    locked = models.BooleanField(default=False, help_text=_("Owner left: readable by admins only."),
+                                 verbose_name=_("locked"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE, verbose_name=_("status"))
     # Compaction: turns up to this seq are folded into `digest` (what they touched and did, never
     # their words) and go once older than the retention setting; the later ones stay as written.
-    compacted_through = models.PositiveIntegerField(default=0)
-    digest = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    compacted_through = models.PositiveIntegerField(default=0, verbose_name=_("turns folded into the digest"))
+    digest = models.JSONField(default=dict, blank=True, verbose_name=_("digest"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner", "-created_at"])]
 
@@ -78,41 +84,47 @@ class Turn(AppendOnlyModel):
 
 
 class Task(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(max_length=50)
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    kind = models.CharField(max_length=50, verbose_name=_("kind"))
     # Every index on this table is rewritten by every move (a move changes `state`, which is
     # indexed, so no update is HOT): only the indexes a query uses are kept. (initiator,
     # -created_at) serves "my requests" and (tenant, state) the department and review queues,
     # so neither column has an index of its own; nothing looks tasks up by content type.
     initiator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agent_tasks",
-                                  db_index=False)
-    tenant = models.CharField(max_length=50, help_text="Scope key for access, e.g. a group code.")
-    state = models.CharField(max_length=40)
-    version = models.PositiveIntegerField(default=1)
-    step = models.CharField(max_length=60, blank=True, help_text="What runs next.")
-    data = models.JSONField(default=dict, blank=True)
+                                  db_index=False, verbose_name=_("initiator"))
+    tenant = models.CharField(max_length=50, help_text=_("Scope key for access, e.g. a group code."),
+                              verbose_name=_("tenant"))
+    state = models.CharField(max_length=40, verbose_name=_("state"))
+    version = models.PositiveIntegerField(default=1, verbose_name=_("version"))
+    step = models.CharField(max_length=60, blank=True, help_text=_("What runs next."), verbose_name=_("next step"))
+    data = models.JSONField(default=dict, blank=True, verbose_name=_("data"))
     # The top-level keys the engine's moves set since the last full checkpoint (DESIGN §13): the
     # task's JSON is `data` with these merged over it. A move of a large state then rewrites this
     # small column, not the whole `data`; every full checkpoint folds it back into `data`. Loading a
     # task merges it (from_db), so `task.data` is always the whole JSON; saving writes it folded.
-    data_overlay = models.JSONField(default=dict, blank=True, db_default=models.Value({}, models.JSONField()))
-    schema_version = models.PositiveSmallIntegerField(default=1)
+    data_overlay = models.JSONField(default=dict, blank=True, db_default=models.Value({}, models.JSONField()),
+                                    verbose_name=_("data changed since the last full checkpoint"))
+    schema_version = models.PositiveSmallIntegerField(default=1, verbose_name=_("data schema version"))
     # Lease: claiming does not bump `version`; `lease_token` fences late writers.
-    leased_by = models.CharField(max_length=120, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    lease_token = models.PositiveBigIntegerField(default=0)
-    attempts = models.PositiveIntegerField(default=0)
-    runnable = models.BooleanField(default=False, help_text="A worker should pick this up.")
-    content_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.PROTECT, db_index=False)
-    object_id = models.CharField(max_length=64, blank=True)
+    leased_by = models.CharField(max_length=120, blank=True, verbose_name=_("leased by"))
+    lease_until = models.DateTimeField(null=True, blank=True, verbose_name=_("lease until"))
+    lease_token = models.PositiveBigIntegerField(default=0, verbose_name=_("lease token"))
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    runnable = models.BooleanField(default=False, help_text=_("A worker should pick this up."),
+                                   verbose_name=_("runnable"))
+    content_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.PROTECT, db_index=False,
+                                     verbose_name=_("subject type"))
+    object_id = models.CharField(max_length=64, blank=True, verbose_name=_("subject ID"))
     subject = GenericForeignKey("content_type", "object_id")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     # W3C trace id (32 hex) born with the request that started the task; every event, step, ERP
     # call, mail and memory use for it carries it (agentstate.trace).
-    trace_id = models.CharField(max_length=32, blank=True)
+    trace_id = models.CharField(max_length=32, blank=True, verbose_name=_("trace ID"))
 
     class Meta:
+        verbose_name = _("task")
+        verbose_name_plural = _("tasks")
         ordering = ["-created_at"]
         permissions = [("view_any_task", "Can view every task")]
         indexes = [
@@ -177,16 +189,17 @@ class MergedData(models.Func):
 
 class TaskEvent(AppendOnlyModel):
     # Indexed by (task, version) below, which also serves every lookup by task alone.
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events", db_index=False)
-    at = models.DateTimeField(auto_now_add=True)
-    actor = models.CharField(max_length=150)
-    event = models.CharField(max_length=60)
-    from_state = models.CharField(max_length=40)
-    to_state = models.CharField(max_length=40)
-    version = models.PositiveIntegerField()
-    reason = models.TextField(blank=True)
-    trace_id = models.CharField(max_length=64, blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events", db_index=False,
+                             verbose_name=_("task"))
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("at"))
+    actor = models.CharField(max_length=150, verbose_name=_("by"))
+    event = models.CharField(max_length=60, verbose_name=_("event"))
+    from_state = models.CharField(max_length=40, verbose_name=_("from state"))
+    to_state = models.CharField(max_length=40, verbose_name=_("to state"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
+    trace_id = models.CharField(max_length=64, blank=True, verbose_name=_("trace ID"))
+    data = models.JSONField(default=dict, blank=True, verbose_name=_("data"))
 
     def save(self, *args, **kwargs):
         # Every event of a task is of the task's trace (agentstate.trace); fire() writes it in its statement.
@@ -198,6 +211,8 @@ class TaskEvent(AppendOnlyModel):
         super().save(*args, **kwargs)
 
     class Meta:
+        verbose_name = _("task event")
+        verbose_name_plural = _("task events")
         ordering = ["task", "id"]
         # The database's change guard looks up (task, version) at every commit that moves a task.
         indexes = [models.Index(fields=["task", "version"], name="agentstate_event_task_version")]
@@ -210,22 +225,26 @@ class Checkpoint(AppendOnlyModel):
     snapshot["data"]; one of depth d > 0 holds in snapshot["delta"] only the top-level keys that
     changed since the checkpoint before it (version - 1), d links after the last full one."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints", db_index=False)
-    version = models.PositiveIntegerField()
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="checkpoints", db_index=False,
+                             verbose_name=_("task"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
     # No database constraint: a constraint would make deleting a checkpoint (retention) look for
     # children by parent, which nothing indexes; the ORM still sets a pruned parent's children to NULL.
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, db_index=False,
-                               db_constraint=False)
-    tenant = models.CharField(max_length=50)
-    schema_version = models.PositiveSmallIntegerField(default=1)
-    label = models.CharField(max_length=60)
-    cursor = models.CharField(max_length=60, blank=True)
-    depth = models.PositiveSmallIntegerField(default=0, help_text="0: full snapshot; n: n-th delta after it.")
-    body = models.TextField()
-    checksum = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True)
+                               db_constraint=False, verbose_name=_("previous checkpoint"))
+    tenant = models.CharField(max_length=50, verbose_name=_("tenant"))
+    schema_version = models.PositiveSmallIntegerField(default=1, verbose_name=_("data schema version"))
+    label = models.CharField(max_length=60, verbose_name=_("event"))
+    cursor = models.CharField(max_length=60, blank=True, verbose_name=_("next step"))
+    depth = models.PositiveSmallIntegerField(default=0, help_text=_("0: full snapshot; n: n-th delta after it."),
+                                             verbose_name=_("depth"))
+    body = models.TextField(verbose_name=_("body"))
+    checksum = models.CharField(max_length=64, verbose_name=_("checksum"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("checkpoint")
+        verbose_name_plural = _("checkpoints")
         ordering = ["task", "id"]
         # One index serves the FK, "newest first" and the delta chain (a range of versions);
         # parent is never searched.
@@ -269,22 +288,24 @@ class Receipt(models.Model):
         FAILED = "failed"
         UNKNOWN = "unknown"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="receipts")
-    operation = models.CharField(max_length=60)
-    scope = models.CharField(max_length=120, blank=True)
-    idempotency_key = models.CharField(max_length=200, unique=True)
-    fingerprint = models.CharField(max_length=64)
-    request = models.JSONField(default=dict)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLANNED)
-    external_id = models.CharField(max_length=120, blank=True)
-    response = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="receipts", verbose_name=_("task"))
+    operation = models.CharField(max_length=60, verbose_name=_("operation"))
+    scope = models.CharField(max_length=120, blank=True, verbose_name=_("scope"))
+    idempotency_key = models.CharField(max_length=200, unique=True, verbose_name=_("idempotency key"))
+    fingerprint = models.CharField(max_length=64, verbose_name=_("fingerprint"))
+    request = models.JSONField(default=dict, verbose_name=_("request sent"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLANNED, verbose_name=_("status"))
+    external_id = models.CharField(max_length=120, blank=True, verbose_name=_("external reference"))
+    response = models.JSONField(default=dict, blank=True, verbose_name=_("response"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("attempts"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("external call")
+        verbose_name_plural = _("external calls")
         ordering = ["task", "created_at"]
         indexes = [
             models.Index(fields=["status", "updated_at"], name="receipt_open_idx",
@@ -304,32 +325,35 @@ class Approval(models.Model):
         SUPERSEDED = "superseded"
         EXPIRED = "expired"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="approvals")
-    state_version = models.PositiveIntegerField()
-    scope = models.JSONField()
-    scope_hash = models.CharField(max_length=64)
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="approvals", verbose_name=_("task"))
+    state_version = models.PositiveIntegerField(verbose_name=_("task version"))
+    scope = models.JSONField(verbose_name=_("what is approved"))
+    scope_hash = models.CharField(max_length=64, verbose_name=_("scope hash"))
     # The route, frozen when the approval opens: who may decide and why.
-    rule = models.JSONField(default=dict)
+    rule = models.JSONField(default=dict, verbose_name=_("route"))
     # Who may decide the current step (the whole route when there is no chain).
-    approvers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="approvals_to_decide")
+    approvers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="approvals_to_decide",
+                                       verbose_name=_("approvers"))
     # The ordered steps, frozen when the approval opens: each {"mode": "any" or "all", "user_ids": [...],
     # "offered_ids": [...] (added by escalation), ...what the app needs to name it}. Empty: one step,
     # decided by any one of `approvers`. `step` is the index of the step now waiting.
-    chain = models.JSONField(default=list, blank=True)
-    step = models.PositiveSmallIntegerField(default=0)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
-    expires_at = models.DateTimeField()
+    chain = models.JSONField(default=list, blank=True, verbose_name=_("approval chain"))
+    step = models.PositiveSmallIntegerField(default=0, verbose_name=_("current step"))
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, verbose_name=_("status"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="approvals_decided")
+                                   related_name="approvals_decided", verbose_name=_("decided by"))
     # Set when the deciding person stood in for someone on the route (a delegate).
     on_behalf_of = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                     related_name="+")
-    decided_at = models.DateTimeField(null=True, blank=True)
-    comment = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+                                     related_name="+", verbose_name=_("on behalf of"))
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("approval")
+        verbose_name_plural = _("approvals")
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "expires_at"], name="approval_pending_idx",

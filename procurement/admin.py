@@ -1,33 +1,76 @@
 """Admin pages for the procurement tables: plain lists for people who need to look; and the
 actions that change a purchase task in the admin, each a transition with who and why."""
+from types import SimpleNamespace
+
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import F, OuterRef, Subquery
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
 from agentstate.admin import TaskAdmin as EngineTaskAdmin
+from agentstate.codewords import coded_filter, column, task_column, use_labels
 from agentstate.errors import DomainError
 from agentstate.models import Task
 
-from . import offboarding, review, services, workflow
+from . import labels, offboarding, review, services, workflow
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
 
 
+def _department_of_code(code: str) -> str:
+    return labels.department_label(Department.objects.filter(code=code).first()) or code
+
+
+admin.site.site_header = gettext_lazy("Purchasing admin")
+admin.site.site_title = gettext_lazy("Purchasing admin")
+# Django's blank choice (the action picker's first line) has no Traditional Chinese in Django's own
+# catalogue; naming it here gives it words in ours.
+gettext_noop("- Select an option -")
+
+# The engine's tables show their codes in this app's words (agentstate.codewords).
+use_labels(state=labels.STATE_LABELS, step=labels.STEP_LABELS, event=labels.EVENT_LABELS,
+           receipt=labels.RECEIPT_LABELS, approval=labels.APPROVAL_LABELS, operation=labels.OPERATION_LABELS,
+           session=labels.SESSION_LABELS, memory=labels.MEMORY_LABELS, memory_action=labels.MEMORY_ACTION_LABELS,
+           kind=labels.TASK_KIND_LABELS, actor=labels.actor_label, item=labels.item_label,
+           notice=labels.NOTICE_KIND_LABELS, department=_department_of_code)
+
+
+@admin.display(description=gettext_lazy("department"), ordering="department__code")
+def department_column(obj) -> str:
+    """A row's department by its name in the reader's language (「工程部」), as the pages say it."""
+    return labels.department_label(obj.department)
+
+
+department_column.__name__ = "department"
+
+
+class DepartmentFilter(admin.RelatedFieldListFilter):
+    """Departments by their names in the reader's language, not as "ENG Engineering"."""
+
+    def field_choices(self, field, request, model_admin):
+        return [(department.pk, labels.department_label(department)) for department in Department.objects.all()]
+
+
 @admin.register(Department)
 class DepartmentAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "cost_centre", "budget_total", "budget_reserved", "manager"]
+    list_display = ["code", "name_shown", "cost_centre", "budget_total", "budget_reserved", "manager"]
     search_fields = ["code", "name"]
+
+    @admin.display(description=gettext_lazy("name"), ordering="name")
+    def name_shown(self, department):
+        return labels.department_label(department)
 
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "department", "role", "approval_limit"]
-    list_filter = ["role", "department"]
+    list_display = ["user", department_column, "role", "approval_limit"]
+    list_filter = ["role", ("department", DepartmentFilter)]
+    list_select_related = ["user", "department"]
 
 
 @admin.register(Supplier)
@@ -38,8 +81,10 @@ class SupplierAdmin(admin.ModelAdmin):
 
 @admin.register(Quote)
 class QuoteAdmin(admin.ModelAdmin):
-    list_display = ["item", "supplier", "unit_price", "currency", "valid_until", "lead_time_days"]
-    list_filter = ["item", "supplier"]
+    list_display = [column("item", "item", gettext_lazy("item")), "supplier", "unit_price", "currency", "valid_until",
+                    "lead_time_days"]
+    list_filter = [("item", coded_filter("item")), "supplier"]
+    list_select_related = ["supplier"]
 
 
 class RequestLineInline(admin.TabularInline):
@@ -49,8 +94,9 @@ class RequestLineInline(admin.TabularInline):
 
 @admin.register(PurchaseRequest)
 class PurchaseRequestAdmin(admin.ModelAdmin):
-    list_display = ["number", "department", "requester", "budget", "created_at"]
-    list_filter = ["department"]
+    list_display = ["number", department_column, "requester", "budget", "created_at"]
+    list_filter = [("department", DepartmentFilter)]
+    list_select_related = ["department", "requester"]
     search_fields = ["number", "requester__username"]
     readonly_fields = ["number"]
     inlines = [RequestLineInline]
@@ -58,20 +104,25 @@ class PurchaseRequestAdmin(admin.ModelAdmin):
 
 @admin.register(RequestLine)
 class RequestLineAdmin(admin.ModelAdmin):
-    list_display = ["request", "position", "description", "quantity", "unit_price"]
+    list_display = ["request", "position", column("description", "item", gettext_lazy("item")), "quantity",
+                    "unit_price"]
+    list_select_related = ["request__department"]
 
 
 @admin.register(BudgetReservation)
 class BudgetReservationAdmin(admin.ModelAdmin):
-    list_display = ["department", "task", "amount", "status", "created_at", "released_at"]
-    list_filter = ["status", "department"]
+    list_display = [department_column, task_column, "amount", "status", "created_at", "released_at"]
+    list_filter = ["status", ("department", DepartmentFilter)]
+    list_select_related = ["department", "task"]
 
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
     """The outbox, to look at: a send marked `uncertain` is for a person to check, never resent by itself."""
-    list_display = ["created_at", "kind", "to", "subject", "status", "sent_at", "task"]
-    list_filter = ["status", "kind"]
+    list_display = ["created_at", column("kind", "notice", gettext_lazy("kind")), "to", "subject", "status", "sent_at",
+                    task_column]
+    list_filter = ["status", ("kind", coded_filter("notice"))]
+    list_select_related = ["task"]
     search_fields = ["to", "subject", "message_id"]
     readonly_fields = ["message_id", "task", "kind", "to", "subject", "body", "status", "created_at", "updated_at",
                        "sent_at"]
@@ -149,6 +200,27 @@ class TaskAdmin(EngineTaskAdmin):
     each asking why on a confirmation page and recording who and why."""
 
     actions = ["cancel_with_compensation", "review_reconcile", "review_record_outcome", "review_retry"]
+    # Few columns, so that the list fits a phone (390 px) beside its actions: the request's number,
+    # its state and department in words, who asked, when it last moved.
+    list_display = ["request_number", column("state", "state", gettext_lazy("state")), "department",
+                    "initiator", "updated_at"]
+    list_display_links = ["request_number"]
+    list_filter = [("state", coded_filter("state")), ("tenant", coded_filter("department", gettext_lazy("department")))]
+    list_select_related = ["initiator"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            request_number=F("purchase_request__number"),
+            department_name=Subquery(Department.objects.filter(code=OuterRef("tenant")).values("name")[:1]))
+
+    @admin.display(description=gettext_lazy("request number"), ordering="request_number")
+    def request_number(self, task):
+        """What people call it (REQ-2026-00042); a task without a request by its short id."""
+        return task.request_number or str(task.pk)[:8]
+
+    @admin.display(description=gettext_lazy("department"), ordering="tenant")
+    def department(self, task):
+        return labels.department_label(SimpleNamespace(code=task.tenant, name=task.department_name or task.tenant))
 
     @admin.action(description=gettext_lazy("Cancel with compensation (asks why first)"), permissions=["view"])
     def cancel_with_compensation(self, request, queryset):

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ProcurementConfig(AppConfig):
     name = "procurement"
-    verbose_name = "Procurement"
+    verbose_name = _("Procurement")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):

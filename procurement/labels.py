@@ -165,6 +165,40 @@ MEMORY_LABELS = {
     "reconfirm": pgettext_lazy("memory flag", "not confirmed for a long time"),
     "subject_left": pgettext_lazy("memory flag", "the person it is about has left"),
 }
+# What was done to a memory entry (agentstate.memory.models.MemoryEvent.Action), for the admin's lists.
+MEMORY_ACTION_LABELS = {
+    "create": pgettext_lazy("memory action", "written"),
+    "propose": pgettext_lazy("memory action", "proposed"),
+    "confirm": pgettext_lazy("memory action", "confirmed"),
+    "correct": pgettext_lazy("memory action", "corrected"),
+    "use": pgettext_lazy("memory action", "used"),
+    "expire": pgettext_lazy("memory action", "expired"),
+    "delete": pgettext_lazy("memory action", "deleted"),
+    "reconfirm_flag": pgettext_lazy("memory action", "flagged: not confirmed for a long time"),
+    "review_flag": pgettext_lazy("memory action", "flagged for review"),
+}
+
+# Kinds of task the engine runs for this app, for the admin's lists.
+TASK_KIND_LABELS = {workflow.KIND: pgettext_lazy("task kind", "Purchase request")}
+
+# Which notice a mail carries (templates/notices/<kind>.txt), for the admin's outbox.
+NOTICE_KIND_LABELS = {
+    "approval_new": pgettext_lazy("notice kind", "Approval requested"),
+    "approval_reminder": pgettext_lazy("notice kind", "Approval reminder"),
+    "approval_escalated": pgettext_lazy("notice kind", "Approval offered to a backup"),
+    "approved": pgettext_lazy("notice kind", "Approved"),
+    "rejected": pgettext_lazy("notice kind", "Rejected"),
+    "returned": pgettext_lazy("notice kind", "Returned for revision"),
+    "po_issued": pgettext_lazy("notice kind", "Purchase order issued"),
+    "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
+    "needs_review": pgettext_lazy("notice kind", "Needs review"),
+    "expired": pgettext_lazy("notice kind", "Approval expired"),
+    "cancelled": pgettext_lazy("notice kind", "Cancelled"),
+    "rewound": pgettext_lazy("notice kind", "Rewound"),
+    "forked": pgettext_lazy("notice kind", "Forked"),
+    "replayed": pgettext_lazy("notice kind", "Dry run viewed"),
+}
+
 DERIVED_COUNTS = {  # agentstate.memory.derivers names
     "versions": lambda n: ngettext("%(n)d history version", "%(n)d history versions", n) % {"n": n},
     "session summaries": lambda n: ngettext("%(n)d session summary", "%(n)d session summaries", n) % {"n": n},

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from guardian.models import UserObjectPermissionBase
 
 from .validators import validate_tax_id
@@ -18,15 +19,17 @@ def money(**kwargs):
 
 
 class Department(models.Model):
-    code = models.CharField(max_length=20, unique=True, help_text='Short code, e.g. "ENG".')
-    name = models.CharField(max_length=100)
-    cost_centre = models.CharField(max_length=30, help_text='e.g. "ENG-01".')
-    budget_total = money(help_text="The year's budget, TWD, tax-inclusive.")
-    budget_reserved = money(default=0, help_text="Sum of live reservations.")
+    code = models.CharField(max_length=20, unique=True, help_text=_('Short code, e.g. "ENG".'), verbose_name=_("code"))
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    cost_centre = models.CharField(max_length=30, help_text=_('e.g. "ENG-01".'), verbose_name=_("cost centre"))
+    budget_total = money(help_text=_("The year's budget, TWD, tax-inclusive."), verbose_name=_("budget"))
+    budget_reserved = money(default=0, help_text=_("Sum of live reservations."), verbose_name=_("reserved"))
     manager = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="managed_departments")
+                                related_name="managed_departments", verbose_name=_("manager"))
 
     class Meta:
+        verbose_name = _("department")
+        verbose_name_plural = _("departments")
         ordering = ["code"]
         constraints = [
             models.CheckConstraint(condition=Q(budget_reserved__gte=0), name="department_reserved_not_negative"),
@@ -42,19 +45,24 @@ class Department(models.Model):
 
 class Membership(models.Model):
     class Role(models.TextChoices):
-        REQUESTER = "requester"
-        MANAGER = "manager"
-        DIRECTOR = "director"
-        FINANCE = "finance"
-        ADMIN = "admin"
+        REQUESTER = "requester", pgettext_lazy("department role", "requester")
+        MANAGER = "manager", pgettext_lazy("department role", "manager")
+        DIRECTOR = "director", pgettext_lazy("department role", "director")
+        FINANCE = "finance", pgettext_lazy("department role", "finance")
+        ADMIN = "admin", pgettext_lazy("department role", "admin")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships",
+                             verbose_name=_("person"))
     department = models.ForeignKey(Department, null=True, blank=True, on_delete=models.CASCADE,
-                                   related_name="memberships", help_text="Empty means all departments.")
-    role = models.CharField(max_length=10, choices=Role.choices)
-    approval_limit = money(default=0, help_text="Highest tax-inclusive total this member may approve.")
+                                   related_name="memberships", help_text=_("Empty means all departments."),
+                                   verbose_name=_("department"))
+    role = models.CharField(max_length=10, choices=Role.choices, verbose_name=_("role"))
+    approval_limit = money(default=0, help_text=_("Highest tax-inclusive total this member may approve."),
+                           verbose_name=_("approval limit"))
 
     class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
         ordering = ["user", "department", "role"]
         # Two partial constraints, because NULL departments would never collide in one.
         constraints = [
@@ -70,11 +78,13 @@ class Membership(models.Model):
 
 
 class Supplier(models.Model):
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200, unique=True, verbose_name=_("name"))
     tax_id = models.CharField(_("tax ID (統一編號)"), max_length=8, unique=True, validators=[validate_tax_id])
-    email = models.EmailField(blank=True)
+    email = models.EmailField(blank=True, verbose_name=_("email"))
 
     class Meta:
+        verbose_name = _("supplier")
+        verbose_name_plural = _("suppliers")
         ordering = ["name"]
 
     def __str__(self):
@@ -82,14 +92,17 @@ class Supplier(models.Model):
 
 
 class Quote(models.Model):
-    supplier = models.ForeignKey(Supplier, on_delete=models.CASCADE, related_name="quotes")
-    item = models.CharField(max_length=100, help_text='Canonical item name, e.g. "Laptop", "USB-C dock".')
-    unit_price = money(help_text="Untaxed (未稅) unit price.")
-    currency = models.CharField(max_length=3, default="TWD")
-    valid_until = models.DateField()
-    lead_time_days = models.PositiveIntegerField()
+    supplier = models.ForeignKey(Supplier, on_delete=models.CASCADE, related_name="quotes", verbose_name=_("supplier"))
+    item = models.CharField(max_length=100, help_text=_('Canonical item name, e.g. "Laptop", "USB-C dock".'),
+                            verbose_name=_("item"))
+    unit_price = money(help_text=_("Untaxed (未稅) unit price."), verbose_name=_("unit price"))
+    currency = models.CharField(max_length=3, default="TWD", verbose_name=_("currency"))
+    valid_until = models.DateField(verbose_name=_("valid until"))
+    lead_time_days = models.PositiveIntegerField(verbose_name=_("lead time (days)"))
 
     class Meta:
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
         ordering = ["item", "unit_price"]
         constraints = [
             models.UniqueConstraint(fields=["supplier", "item"], name="quote_unique_supplier_item"),
@@ -101,18 +114,25 @@ class Quote(models.Model):
 
 
 class PurchaseRequest(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    task = models.OneToOneField("agentstate.Task", on_delete=models.PROTECT, related_name="purchase_request")
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    task = models.OneToOneField("agentstate.Task", on_delete=models.PROTECT, related_name="purchase_request",
+                                verbose_name=_("task"))
     number = models.CharField(max_length=20, unique=True, editable=False,
-                              help_text='What people call it, e.g. "REQ-2026-00042"; given when the request is confirmed.')
-    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="purchase_requests")
+                              help_text=_('What people call it, e.g. "REQ-2026-00042"; given when the request is '
+                                          'confirmed.'),
+                              verbose_name=_("request number"))
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="purchase_requests",
+                                   verbose_name=_("department"))
     requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
-                                  related_name="purchase_requests")
-    justification = models.TextField(blank=True)
-    budget = money(null=True, blank=True, help_text="The requester's own cap, tax-inclusive, if they gave one.")
-    created_at = models.DateTimeField(auto_now_add=True)
+                                  related_name="purchase_requests", verbose_name=_("requester"))
+    justification = models.TextField(blank=True, verbose_name=_("justification"))
+    budget = money(null=True, blank=True, help_text=_("The requester's own cap, tax-inclusive, if they gave one."),
+                   verbose_name=_("budget cap"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("purchase request")
+        verbose_name_plural = _("purchase requests")
         ordering = ["-created_at"]
 
     def __str__(self):
@@ -129,13 +149,17 @@ class RequestCounter(models.Model):
 
 
 class RequestLine(models.Model):
-    request = models.ForeignKey(PurchaseRequest, on_delete=models.CASCADE, related_name="lines")
-    position = models.PositiveIntegerField()
-    description = models.CharField(max_length=200)
-    quantity = models.PositiveIntegerField()
-    unit_price = money(null=True, blank=True, help_text="The requester's estimate, untaxed; optional.")
+    request = models.ForeignKey(PurchaseRequest, on_delete=models.CASCADE, related_name="lines",
+                                verbose_name=_("purchase request"))
+    position = models.PositiveIntegerField(verbose_name=_("line"))
+    description = models.CharField(max_length=200, verbose_name=_("item"))
+    quantity = models.PositiveIntegerField(verbose_name=_("quantity"))
+    unit_price = money(null=True, blank=True, help_text=_("The requester's estimate, untaxed; optional."),
+                       verbose_name=_("unit price"))
 
     class Meta:
+        verbose_name = _("request line")
+        verbose_name_plural = _("request lines")
         ordering = ["request", "position"]
         constraints = [
             models.UniqueConstraint(fields=["request", "position"], name="request_line_position_unique"),
@@ -148,18 +172,24 @@ class RequestLine(models.Model):
 
 class BudgetReservation(models.Model):
     class Status(models.TextChoices):
-        RESERVED = "reserved"   # counted against the department (budget_reserved)
-        HELD = "held"           # a soft hold until approval (BUDGET_HOLD=soft): counted against nobody
-        RELEASED = "released"
+        # reserved: counted against the department (budget_reserved); held: a soft hold until
+        # approval (BUDGET_HOLD=soft), counted against nobody.
+        RESERVED = "reserved", pgettext_lazy("budget reservation", "reserved")
+        HELD = "held", pgettext_lazy("budget reservation", "held until approval")
+        RELEASED = "released", pgettext_lazy("budget reservation", "released")
 
-    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="reservations")
-    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="budget_reservations")
-    amount = money()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
-    created_at = models.DateTimeField(auto_now_add=True)
-    released_at = models.DateTimeField(null=True, blank=True)
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="reservations",
+                                   verbose_name=_("department"))
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="budget_reservations",
+                             verbose_name=_("task"))
+    amount = money(verbose_name=_("amount"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED, verbose_name=_("status"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    released_at = models.DateTimeField(null=True, blank=True, verbose_name=_("released at"))
 
     class Meta:
+        verbose_name = _("budget reservation")
+        verbose_name_plural = _("budget reservations")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["task"], condition=Q(status__in=["reserved", "held"]),
@@ -178,23 +208,27 @@ class Notification(models.Model):
     and never repeated blindly (DESIGN §6)."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued"
-        SENDING = "sending"
-        SENT = "sent"
-        UNCERTAIN = "uncertain"
+        QUEUED = "queued", pgettext_lazy("mail status", "queued")
+        SENDING = "sending", pgettext_lazy("mail status", "sending")
+        SENT = "sent", pgettext_lazy("mail status", "sent")
+        UNCERTAIN = "uncertain", pgettext_lazy("mail status", "uncertain: check before sending again")
 
-    message_id = models.CharField(max_length=200, unique=True)
-    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications")
-    kind = models.CharField(max_length=30, blank=True, help_text="The notice kind (templates/notices/<kind>.txt).")
-    to = models.EmailField()
-    subject = models.CharField(max_length=200)
-    body = models.TextField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    message_id = models.CharField(max_length=200, unique=True, verbose_name=_("message ID"))
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications",
+                             verbose_name=_("task"))
+    kind = models.CharField(max_length=30, blank=True, help_text=_("The notice kind (templates/notices/<kind>.txt)."),
+                            verbose_name=_("kind"))
+    to = models.EmailField(verbose_name=_("to"))
+    subject = models.CharField(max_length=200, verbose_name=_("subject"))
+    body = models.TextField(verbose_name=_("body"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
 
     class Meta:
+        verbose_name = _("mail")
+        verbose_name_plural = _("mail")
         ordering = ["created_at"]
 
     def __str__(self):
@@ -269,7 +303,7 @@ class ApprovalGrant(UserObjectPermissionBase):
     """A person's object permission on one approval (django-guardian): each approver it was routed
     to, and a delegate, whose grant ends at `until`."""
     content_object = models.ForeignKey("agentstate.Approval", on_delete=models.CASCADE, related_name="grants")
-    until = models.DateTimeField(null=True, blank=True, help_text="Empty: for as long as the approval lives.")
+    until = models.DateTimeField(null=True, blank=True, help_text=_("Empty: for as long as the approval lives."))
 
     class Meta(UserObjectPermissionBase.Meta):
         indexes = [models.Index(fields=["user", "permission"])]

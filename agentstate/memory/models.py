@@ -5,6 +5,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 MAX_CONTENT = 2000
 
@@ -44,44 +45,50 @@ class MemoryEntry(models.Model):
         EXPIRED = "expired"
         DELETED = "deleted"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    scope = models.CharField(max_length=12, choices=Scope.choices)
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
+    scope = models.CharField(max_length=12, choices=Scope.choices, verbose_name=_("scope"))
     subject = models.CharField(max_length=150, blank=True,
-                               help_text="Username or department code; blank for the organisation.")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    content = models.TextField(max_length=MAX_CONTENT, blank=True, help_text="Empty once deleted.")
-    sensitivity = models.CharField(max_length=12, choices=Sensitivity.choices, default=Sensitivity.NORMAL)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
-    version = models.PositiveIntegerField(default=1)
+                               help_text=_("Username or department code; blank for the organisation."),
+                               verbose_name=_("about"))
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("kind"))
+    content = models.TextField(max_length=MAX_CONTENT, blank=True, help_text=_("Empty once deleted."),
+                               verbose_name=_("content"))
+    sensitivity = models.CharField(max_length=12, choices=Sensitivity.choices, default=Sensitivity.NORMAL,
+                                   verbose_name=_("sensitivity"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED, verbose_name=_("status"))
+    version = models.PositiveIntegerField(default=1, verbose_name=_("version"))
     # Provenance by reference only: the turn keeps the person's words, the entry never copies them.
-    source_kind = models.CharField(max_length=8, choices=SourceKind.choices)
+    source_kind = models.CharField(max_length=8, choices=SourceKind.choices, verbose_name=_("source"))
     source_session = models.ForeignKey("agentstate.Session", null=True, blank=True, on_delete=models.SET_NULL,
-                                       related_name="memory_entries")
+                                       related_name="memory_entries", verbose_name=_("source conversation"))
     source_turn = models.ForeignKey("agentstate.Turn", null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="memory_entries")
+                                    related_name="memory_entries", verbose_name=_("source turn"))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="memory_created")
+                                   related_name="memory_created", verbose_name=_("written by"))
     confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="memory_confirmed")
-    confirmed_at = models.DateTimeField(null=True, blank=True)
-    last_confirmed_at = models.DateTimeField(null=True, blank=True, help_text="Reconfirmation resets the clock.")
-    valid_from = models.DateTimeField()
-    valid_until = models.DateTimeField(null=True, blank=True)
+                                     related_name="memory_confirmed", verbose_name=_("confirmed by"))
+    confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
+    last_confirmed_at = models.DateTimeField(null=True, blank=True, help_text=_("Reconfirmation resets the clock."),
+                                             verbose_name=_("last confirmed"))
+    valid_from = models.DateTimeField(verbose_name=_("valid from"))
+    valid_until = models.DateTimeField(null=True, blank=True, verbose_name=_("valid until"))
     # Flagged for a person to look at: not reconfirmed for a while, or its subject left.
-    flag_reason = models.CharField(max_length=20, blank=True, help_text="reconfirm, or subject_left.")
-    flagged_at = models.DateTimeField(null=True, blank=True)
+    flag_reason = models.CharField(max_length=20, blank=True, help_text=_("reconfirm, or subject_left."),
+                                   verbose_name=_("flagged because"))
+    flagged_at = models.DateTimeField(null=True, blank=True, verbose_name=_("flagged at"))
     # The tombstone: who deleted it, when and why. The content is gone.
     deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="memory_deleted")
-    deleted_at = models.DateTimeField(null=True, blank=True)
-    delete_reason = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+                                   related_name="memory_deleted", verbose_name=_("deleted by"))
+    deleted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("deleted at"))
+    delete_reason = models.CharField(max_length=500, blank=True, verbose_name=_("why deleted"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("memory entry")
+        verbose_name_plural = _("memory entries")
         app_label = "agentstate"
         ordering = ["scope", "subject", "-created_at"]
-        verbose_name_plural = "memory entries"
         indexes = [
             # Retrieval: one index range scan per (scope, subject) in a user's context, newest confirmed first.
             models.Index(fields=["scope", "subject", "-last_confirmed_at"], name="memory_retrieval_idx",
@@ -111,18 +118,21 @@ class MemoryVersion(models.Model):
         PENDING = "pending", "proposed, waiting for confirmation"
         REJECTED = "rejected", "overtaken before it was confirmed"
 
-    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="versions")
-    version = models.PositiveIntegerField()
-    content = models.TextField(max_length=MAX_CONTENT)
-    status = models.CharField(max_length=10, choices=Status.choices)
-    reason = models.CharField(max_length=500, blank=True)
+    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="versions",
+                              verbose_name=_("memory entry"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    content = models.TextField(max_length=MAX_CONTENT, verbose_name=_("content"))
+    status = models.CharField(max_length=10, choices=Status.choices, verbose_name=_("status"))
+    reason = models.CharField(max_length=500, blank=True, verbose_name=_("reason"))
     source_turn = models.ForeignKey("agentstate.Turn", null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="memory_versions")
+                                    related_name="memory_versions", verbose_name=_("source turn"))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="memory_versions")
-    created_at = models.DateTimeField(auto_now_add=True)
+                                   related_name="memory_versions", verbose_name=_("written by"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("memory version")
+        verbose_name_plural = _("memory versions")
         app_label = "agentstate"
         ordering = ["entry", "version", "id"]
         constraints = [
@@ -149,21 +159,26 @@ class MemoryEvent(models.Model):
         RECONFIRM_FLAG = "reconfirm_flag"
         REVIEW_FLAG = "review_flag"
 
-    entry = models.ForeignKey(MemoryEntry, on_delete=models.PROTECT, related_name="events")
-    entry_version = models.PositiveIntegerField()
-    action = models.CharField(max_length=16, choices=Action.choices)
+    entry = models.ForeignKey(MemoryEntry, on_delete=models.PROTECT, related_name="events",
+                              verbose_name=_("memory entry"))
+    entry_version = models.PositiveIntegerField(verbose_name=_("entry version"))
+    action = models.CharField(max_length=16, choices=Action.choices, verbose_name=_("action"))
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="memory_events")
-    actor_name = models.CharField(max_length=150, help_text="Kept if the user row goes; 'system' for the runtime.")
-    at = models.DateTimeField(auto_now_add=True)
-    reason = models.CharField(max_length=500, blank=True)
+                              related_name="memory_events", verbose_name=_("by"))
+    actor_name = models.CharField(max_length=150, help_text=_("Kept if the user row goes; 'system' for the runtime."),
+                                  verbose_name=_("by (name)"))
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("at"))
+    reason = models.CharField(max_length=500, blank=True, verbose_name=_("reason"))
     task = models.ForeignKey("agentstate.Task", null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="memory_events")
+                             related_name="memory_events", verbose_name=_("task"))
     turn = models.ForeignKey("agentstate.Turn", null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="memory_events")
-    trace_id = models.CharField(max_length=32, blank=True, help_text="The trace of the work it was used in.")
+                             related_name="memory_events", verbose_name=_("turn"))
+    trace_id = models.CharField(max_length=32, blank=True, help_text=_("The trace of the work it was used in."),
+                                verbose_name=_("trace ID"))
 
     class Meta:
+        verbose_name = _("memory event")
+        verbose_name_plural = _("memory events")
         app_label = "agentstate"
         ordering = ["entry", "at", "id"]
         indexes = [

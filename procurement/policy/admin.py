@@ -13,6 +13,9 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from agentstate.codewords import column
+
+from ..admin import DepartmentFilter, department_column
 from .models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep
 from .rules import (RuleDeletionRefused, collisions, current_rules, policy_publish, policy_rules_delete, removal_check,
                     rule_json)
@@ -80,8 +83,10 @@ def delete_selected(modeladmin, request, queryset):
 class PolicyRuleAdmin(admin.ModelAdmin):
     form = PolicyRuleForm
     inlines = [PolicyStepInline]
-    list_display = ["name", "department", "category", "supplier", "amount_over", "amount_up_to"]
-    list_filter = ["department"]
+    list_display = ["name", department_column, column("category", "item", gettext_lazy("category")), "supplier",
+                    "amount_over", "amount_up_to"]
+    list_filter = [("department", DepartmentFilter)]
+    list_select_related = ["department", "supplier"]
     actions = [delete_selected]
 
     def save_related(self, request, form, formsets, change):
