@@ -13,6 +13,9 @@ from .memory import admin as memory_admin  # noqa: F401  (registers the memory t
 from .memory.admin import ReadOnlyAdmin
 from .models import Approval, Checkpoint, Receipt, Session, Task, TaskEvent
 
+STATE, KIND, STEP = (column("state", "state", _("state")), column("kind", "kind", _("kind")),
+                     column("step", "step", _("next step")))
+
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
@@ -25,7 +28,9 @@ class TaskEventInline(admin.TabularInline):
     model = TaskEvent
     extra = 0
     can_delete = False
-    fields = ["at", "actor", "event", "from_state", "to_state", "version", "reason", "trace_id"]
+    fields = ["at", column("actor", "actor", _("by")), column("event", "event", _("event")),
+              column("from_state", "state", _("from state")), column("to_state", "state", _("to state")), "version",
+              "reason", "trace_id"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -37,8 +42,12 @@ class TaskEventInline(admin.TabularInline):
 
 @admin.register(Task)
 class TaskAdmin(ReadOnlyAdmin):
-    list_display = ["id", column("kind", "kind", _("kind")), "tenant", column("state", "state", _("state")), "version",
-                    column("step", "step", _("next step")), "initiator", "updated_at"]
+    list_display = ["id", KIND, "tenant", STATE, "version", STEP, "initiator", "updated_at"]
+    # A task's page: its kind, state and step in words too; everything else as stored.
+    fields = [KIND, "initiator", "tenant", STATE, "version", STEP, "data", "data_overlay", "schema_version",
+              "leased_by", "lease_until", "lease_token", "attempts", "runnable", "content_type", "object_id",
+              "trace_id", "created_at", "updated_at"]
+    readonly_fields = fields
     list_filter = [("kind", coded_filter("kind")), ("state", coded_filter("state")), "tenant"]
     search_fields = ["=id", "initiator__username"]
     inlines = [TaskEventInline]

@@ -139,7 +139,10 @@ class Task(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.kind} {self.id} [{self.state} v{self.version}]"
+        """Its id, state and version, the state in the words the app plugs in (agentstate.codewords)."""
+        from .codewords import word
+
+        return f"{self.id} · {word('state', self.state)} · v{self.version}"
 
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):
@@ -200,6 +203,12 @@ class TaskEvent(AppendOnlyModel):
     reason = models.TextField(blank=True, verbose_name=_("reason"))
     trace_id = models.CharField(max_length=64, blank=True, verbose_name=_("trace ID"))
     data = models.JSONField(default=dict, blank=True, verbose_name=_("data"))
+
+    def __str__(self):
+        """Its version and event, the event in the words the app plugs in (agentstate.codewords)."""
+        from .codewords import word
+
+        return f"v{self.version} · {word('event', self.event)}"
 
     def save(self, *args, **kwargs):
         # Every event of a task is of the task's trace (agentstate.trace); fire() writes it in its statement.

@@ -7,6 +7,8 @@ from django.urls import reverse
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
 from procurement import services
 
+from .page_text import state_codes, visible_text
+
 pytestmark = pytest.mark.django_db
 ENGINE = [Task, TaskEvent, Checkpoint, Receipt, Approval]
 
@@ -38,7 +40,15 @@ def test_a_task_page_shows_every_field_and_its_events_without_a_save_button(caro
     for field in ("state", "version", "data", "lease_token"):
         assert f"field-{field}" in html
     assert 'name="state"' not in html and 'name="_save"' not in html
-    assert "received" in html and "create" in html  # the state and the first event
+    assert "Received" in html and "Started" in html  # the state and the first event, in words
+
+
+def test_a_task_page_in_chinese_says_its_state_and_events_in_words_not_codes(carol, task):
+    carol.cookies["django_language"] = "zh-hant"
+    text = visible_text(carol.get(reverse("admin:agentstate_task_change", args=[task.pk])).content.decode())
+    assert f"{task.pk} · 已收到 · v{task.version}" in text and "狀態： 已收到" in text, text
+    assert "建立" in text and not state_codes(text) and "received" not in text, text
+    assert "object (" not in text, text
 
 
 def test_carol_cannot_change_a_tasks_state_from_the_admin(carol, task):
