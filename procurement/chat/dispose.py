@@ -400,7 +400,7 @@ def _checked_fields(job: Job, fields: dict) -> dict:
         member = code in job.ctx.departments or (job.user.is_superuser and Department.objects.filter(code=code)
                                                  .exists())
         if not member:
-            raise DomainError(say("not_member", job.lang, code=code).rstrip("."))
+            raise DomainError(say("not_member", job.lang, name=drafts.department_name(code, job.lang)).rstrip("."))
     return fields
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
 
-from ..labels import item_label
+from ..labels import department_code_label, item_label
 from ..models import Quote
 from ..pricing import TAX_RATE, award, cents, match_item
 from ..templatetags.money import ntd
@@ -46,6 +46,12 @@ def unknown_items(lines: list[dict], catalogue) -> list[str]:
 def item_name(item: str, lang: str) -> str:
     with language(lang):
         return item_label(item)
+
+
+def department_name(code: str, lang: str) -> str:
+    """「工程部」 / "Engineering" for ENG: the department as the pages name it."""
+    with language(lang):
+        return department_code_label(code)
 
 
 def describe_lines(lines: list[dict], lang: str) -> str:
@@ -106,7 +112,7 @@ def describe(draft: dict, lang: str) -> str:
     """One plain paragraph of what would be submitted."""
     parts = [describe_lines(draft.get("lines") or [], lang)]
     if draft.get("department"):
-        parts.append(say("department", lang, code=draft["department"]))
+        parts.append(say("department", lang, name=department_name(draft["department"], lang)))
     if draft.get("justification"):
         parts.append(say("purpose", lang, text=draft["justification"]))
     parts += describe_budget(draft, lang)
@@ -119,7 +125,8 @@ def question_for(gap: str, draft: dict, lang: str, departments=()) -> str:
     item = ""
     if pending:
         item = in_lang(PLURALS.get(pending["description"], pending["description"]), lang)
-    return say(f"q_{gap}", lang, item=item, options=" / ".join(departments) or "ENG / OPS")
+    options = " / ".join(department_name(code, lang) for code in departments or ("ENG", "OPS"))
+    return say(f"q_{gap}", lang, item=item, options=options)
 
 
 def gap_names(gaps, lang: str) -> str:

@@ -13,7 +13,7 @@ PHRASES = {
     "noted": _("Noted."),
     "unknown_item": _("We have no quote for \"{what}\", so I can't price it. We can buy: {items}. "
                       "Which of these do you mean?"),
-    "not_member": _("You are not a member of {code}; requests are filed for your own department."),
+    "not_member": _("You are not a member of {name}; requests are filed for your own department."),
     "what_change": _("Nothing was submitted. What would you like to change?"),
     "held": _("Alright, I'll keep the draft as it is; nothing was submitted. When you're ready, say \"submit\", "
               "or tell me what to change."),
@@ -69,7 +69,7 @@ PHRASES = {
     "line": _("{item} × {quantity}"),
     "line_open": _("{item} (how many?)"),
     "no_items": _("(no items yet)"),
-    "department": _("department {code}"),
+    "department": _("department: {name}"),
     "purpose": _("for: {text}"),
     "note": _("note: {text}"),
     "confirm_prompt": _("Here is your request: {what}. Shall I submit it? (yes / no)"),

@@ -11,7 +11,7 @@ from ..pricing import match_item
 from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from .draft import describe_lines, item_name, money
+from .draft import department_name, describe_lines, item_name, money
 from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
@@ -141,7 +141,7 @@ class RuleBrain:
             found.justification = message.strip()[:500]
         notices = []
         if found.department and ctx.departments and found.department not in ctx.departments:
-            notices.append(say("not_member", lang, code=found.department))
+            notices.append(say("not_member", lang, name=department_name(found.department, lang)))
             found.department = None
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
         if found.quantity_change and "lines" not in fields and len(draft.get("lines") or []) > 1:

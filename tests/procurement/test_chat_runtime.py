@@ -120,7 +120,7 @@ def test_an_action_that_does_not_exist_is_refused_plainly(demo):
     ({"lines": [{"description": "Laptop", "quantity": -3}]}, "less than the minimum of 1"),
     ({"lines": [{"description": "Laptop", "quantity": 2}], "approved": True}, "'approved' was unexpected"),
     ({"lines": [{"description": "flux capacitor", "quantity": 1}]}, 'no quote for "flux capacitor"'),
-    ({"department": "OPS", "lines": [{"description": "Laptop", "quantity": 1}]}, "not a member of OPS"),
+    ({"department": "OPS", "lines": [{"description": "Laptop", "quantity": 1}]}, "not a member of Operations"),
 ])
 def test_draft_fields_that_do_not_fit_are_refused_and_no_task_is_made(demo, fields, why):
     session = open_session(demo["alice"])
@@ -146,7 +146,7 @@ def test_a_proposal_made_for_an_older_version_is_refused(demo):
 def test_the_requesters_own_department_is_used_and_another_is_refused_in_words(demo):
     session = open_session(demo["alice"])
     result = talk(session, demo["alice"], "2 laptops for the OPS team")
-    assert "not a member of OPS" in result.reply and draft_of(session)["department"] == "ENG"
+    assert "not a member of Operations" in result.reply and draft_of(session)["department"] == "ENG"
 
 
 def test_sessions_and_tasks_are_separate__two_sessions_reach_one_task(demo):
