@@ -24,6 +24,8 @@ TEXT = {"type": "string", "maxLength": 500}
 DRAFT_FIELDS = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
     "department": {"type": "string", "minLength": 1, "maxLength": 20}, "lines": LINES, "justification": TEXT,
     "budget": MONEY, "budget_tax": {"enum": ["included", "excluded", ""]},
+    "needed_by": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$",
+                  "description": "The day the requester needs it by (YYYY-MM-DD, Asia/Taipei), today or later."},
     "notes": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 10}}}
 AMEND_FIELDS = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
     "lines": LINES, "justification": TEXT, "budget": MONEY}}

@@ -2,6 +2,7 @@
 transition table, the caller's rights and what the requester confirmed, then carried out
 through `procurement.services` (which check again). Anything else is refused, plainly."""
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
@@ -18,7 +19,7 @@ from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_ques
 from ..models import Department
 from ..pricing import match_item
 from . import draft as drafts
-from . import facts, memory_seam
+from . import dates, facts, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
 from .phrases import join, say
@@ -108,6 +109,9 @@ def _with_draft_prompt(job: Job, out: Outcome) -> Outcome:
         return out
     if job.proposal.expects == "item_unknown":
         out.expects = "item"
+        return out
+    if job.proposal.expects == "needed_by":  # the question about a day gone by is the one asked
+        out.expects = "needed_by"
         return out
     text, out.expects, out.confirming = draft_prompt(task, job.lang, job.ctx.departments, job.ctx.catalogue)
     out.reply = join(out.reply, text)
@@ -245,8 +249,9 @@ def submit(job: Job) -> Outcome:
                        expects="confirm_submit", confirming=confirmed)
     lines = _checked_lines(job, draft["lines"], complete=True)
     task = services.request_submit(
-        requester=job.user, department=draft["department"], lines=lines, justification=draft["justification"],
-        budget=drafts.cap_incl_tax(draft), session=job.session, draft=task)
+        requester=job.user, department=draft["department"], lines=lines,
+        justification=drafts.justification_submitted(draft, job.lang), budget=drafts.cap_incl_tax(draft),
+        session=job.session, draft=task)
     return Outcome(reply=join(job.proposal.reply, say("submitted", job.lang)), did="submit", task=task)
 
 
@@ -395,6 +400,8 @@ def _checked_fields(job: Job, fields: dict) -> dict:
         fields["lines"] = _checked_lines(job, fields["lines"], complete=False)
     if fields.get("budget") is not None and Decimal(fields["budget"]) <= 0:
         raise DomainError("A budget cap must be above zero")
+    if fields.get("needed_by"):
+        _checked_day(job, fields["needed_by"])
     code = fields.get("department")
     if code:
         member = code in job.ctx.departments or (job.user.is_superuser and Department.objects.filter(code=code)
@@ -402,6 +409,16 @@ def _checked_fields(job: Job, fields: dict) -> dict:
         if not member:
             raise DomainError(say("not_member", job.lang, name=drafts.department_name(code, job.lang)).rstrip("."))
     return fields
+
+
+def _checked_day(job: Job, text: str):
+    """A need-by day is a real day, today or later (whichever brain proposed it)."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise DomainError(f"{text} is not a day") from None
+    if day < dates.today():
+        raise DomainError(say("date_past", job.lang, said=text, today=dates.day_words(dates.today(), job.lang)))
 
 
 def _checked_lines(job: Job, lines: list[dict], *, complete: bool) -> list[dict]:

@@ -2,6 +2,7 @@
 
 Shared by the rule brain (to ask one thing at a time) and the runtime (which decides for
 itself whether a draft may be confirmed, whatever a brain said)."""
+from datetime import date
 from decimal import Decimal
 
 from django.utils import timezone
@@ -11,6 +12,7 @@ from ..labels import department_code_label, item_label
 from ..models import Quote
 from ..pricing import TAX_RATE, award, cents, match_item
 from ..templatetags.money import ntd
+from .dates import day_words
 from .phrases import in_lang, language, listed, say
 
 # Asked in this order, one at a time. A budget cap and notes are optional.
@@ -52,6 +54,18 @@ def department_name(code: str, lang: str) -> str:
     """「工程部」 / "Engineering" for ENG: the department as the pages name it."""
     with language(lang):
         return department_code_label(code)
+
+
+def needed_by_words(draft: dict, lang: str) -> str:
+    return day_words(date.fromisoformat(draft["needed_by"]), lang) if draft.get("needed_by") else ""
+
+
+def justification_submitted(draft: dict, lang: str) -> str:
+    """The purpose the request carries: with the need-by day when one was given, as she would
+    write it in the form's purpose box, so the approver reads it."""
+    if not draft.get("needed_by"):
+        return draft["justification"]
+    return say("purpose_need_by", lang, text=draft["justification"], date=needed_by_words(draft, lang))
 
 
 def describe_lines(lines: list[dict], lang: str) -> str:
@@ -115,6 +129,8 @@ def describe(draft: dict, lang: str) -> str:
         parts.append(say("department", lang, name=department_name(draft["department"], lang)))
     if draft.get("justification"):
         parts.append(say("purpose", lang, text=draft["justification"]))
+    if draft.get("needed_by"):
+        parts.append(say("need_by", lang, date=needed_by_words(draft, lang)))
     parts += describe_budget(draft, lang)
     parts += [say("note", lang, text=note) for note in draft.get("notes") or []]
     return listed(parts, lang, clauses=True)

@@ -1,8 +1,10 @@
 """Reading request fields out of one message: items and quantities, money, department,
-justification, one-off notes, and edits ("change quantity to 3" / 「改成 3 台」).
+justification, the day it is needed by, one-off notes, and edits ("change quantity to 3" /
+「改成 3 台」).
 
-Pure functions of the text and the catalogue; deterministic. Money is read first and cut
-out, so "預算改成 80 萬" is a budget and never a quantity of 80."""
+Pure functions of the text, the catalogue and today; deterministic. The need-by date and then
+money are read first and cut out, so "預算改成 80 萬" is a budget and 「12/15 前」 a date, never
+a quantity."""
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -10,7 +12,7 @@ from decimal import Decimal
 import cn2an
 
 from ..pricing import SYNONYMS, match_item
-from . import lexicon
+from . import dates, lexicon
 
 EN_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -85,10 +87,12 @@ class Extracted:
     removed: list = field(default_factory=list)      # items to drop
     conflict: tuple | None = None                    # (item, [quantities]) said twice, differently
     budget_tax: str = ""                             # "included" / "excluded" when said with the cap
+    needed_by: str = ""                              # ISO day it is needed by, today or later
+    past_date: str = ""                              # her words for a need-by day already gone
 
-    def any(self) -> bool:
+    def any(self, *, dates: bool = True) -> bool:
         return bool(self.lines or self.department or self.justification or self.budget or self.notes
-                    or self.quantity_change or self.removed)
+                    or self.quantity_change or self.removed or (dates and (self.needed_by or self.past_date)))
 
 
 def to_int(token: str) -> int | None:
@@ -161,11 +165,15 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
     return lines, unknown
 
 
+PRONOUN = re.compile(r"^(?:it|them|one|these|those|this|that|a new one|new ones?)$", re.IGNORECASE)
+
+
 def _unknown(clause: str) -> str:
     for pattern in UNKNOWN:
         match = pattern.search(clause)
         if match and match.group("what").strip():
-            return match.group("what").strip()
+            what = match.group("what").strip()
+            return "" if PRONOUN.match(what) else what
     counted = COUNTED.search(clause) or ARTICLE.search(clause)
     return counted.group("what").strip() if counted else ""
 
@@ -193,10 +201,16 @@ def tax_basis(text: str) -> str:
     return "included" if TAX_INCLUDED.search(text) else ""
 
 
-def extract(text: str, catalogue=(), *, expects: str = "") -> Extracted:
+def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extracted:
     text = prepared(text)
+    today = today or dates.today()
+    when = dates.need_by(text, today)
+    if when:
+        text = when.cut(text)
     budget, rest = find_money(text)
     found = Extracted(budget=budget, budget_tax=tax_basis(text) if budget else "")
+    if when:
+        found.needed_by, found.past_date = ("", when.said) if when.day < today else (when.day.isoformat(), "")
     found.lines, found.unknown = _lines(rest, catalogue)
     found.lines, found.conflict = _settled(found.lines)
     if not lexicon.is_request(text) and not found.lines and not COUNTED.search(rest):

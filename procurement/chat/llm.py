@@ -16,6 +16,7 @@ from django.conf import settings
 from agentstate.kinds import INITIATOR
 
 from .. import workflow
+from . import dates
 from . import draft as drafts
 from .brain import ACTIONS, BrainUnavailable, Context, InvalidAction, NoAction, Proposal, parse_action
 from .status import one_line
@@ -120,6 +121,7 @@ def tool(name: str) -> dict:
 def messages(ctx: Context) -> list[dict]:
     facts = {
         "language": ctx.lang, "requester": ctx.username, "requester_departments": list(ctx.departments),
+        "today": dates.today().isoformat(),
         "catalogue": list(ctx.catalogue), "conversation_summary": ctx.summary, "waiting_for": ctx.expects,
         "task": None if ctx.task is None else {
             "id": ctx.task.id, "state": ctx.task.state, "version": ctx.task.version, "draft": ctx.task.draft,

@@ -71,6 +71,12 @@ PHRASES = {
     "no_items": _("(no items yet)"),
     "department": _("department: {name}"),
     "purpose": _("for: {text}"),
+    "need_by": _("needed by {date}"),
+    # The purpose as submitted, when a need-by day was given: the approver reads both.
+    "need_by_changed": _("Needed by {date} now."),
+    "purpose_need_by": _("{text}; needed by {date}"),
+    "date_past": _("\"{said}\" has already passed (today is {today}), so I did not note it as the day you need "
+                   "this by. By which day do you need it?"),
     "note": _("note: {text}"),
     "confirm_prompt": _("Here is your request: {what}. Shall I submit it? (yes / no)"),
     "q_item": _("What would you like to buy?"),

@@ -5,13 +5,15 @@ whether an action is allowed (the runtime does) and never writes the confirmatio
 for a draft: the runtime writes that from the stored draft, so what the requester confirms
 is exactly what would be submitted."""
 import re
+from datetime import date
 
 from .. import workflow
 from ..pricing import match_item
 from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from .draft import department_name, describe_lines, item_name, money
+from .dates import day_words, today
+from .draft import department_name, describe_lines, item_name, justification_submitted, money
 from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
@@ -60,7 +62,12 @@ class RuleBrain:
         about = self.about(ctx) if task is None else None
         if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)):
             return self.amend(ctx, about)
-        if is_open_question(message) and not extract(message, ctx.catalogue).any():
+        # A day alone in a question ("will it come tomorrow?") files and changes nothing, unless it
+        # asks to move the day of an open draft or, said as a change, of a submitted request
+        # (「可以改成下週五嗎？」, "can it be next Monday instead?").
+        dated = task is not None and (task.state == workflow.DRAFT
+                                      or task.state in workflow.AMENDABLE and bool(CHANGE_VERB.search(message)))
+        if is_open_question(message) and not extract(message, ctx.catalogue).any(dates=dated):
             return Proposal("", Status(topic="unclear"))
         if task is None or task.state == workflow.DRAFT:
             return self.intake(ctx, task)
@@ -132,6 +139,8 @@ class RuleBrain:
             if lexicon.is_no(message):
                 return Proposal(say("what_change", lang), NoAction())
         found = extract(message, ctx.catalogue, expects=ctx.expects)
+        if task is None and not found.any(dates=False):
+            found.needed_by = found.past_date = ""  # "I'm off tomorrow" alone starts no request
         if found.conflict:
             item, quantities = found.conflict
             question = say("which_quantity", lang, item=item_name(item, lang),
@@ -144,6 +153,13 @@ class RuleBrain:
             notices.append(say("not_member", lang, name=department_name(found.department, lang)))
             found.department = None
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
+        if found.past_date:
+            # A day already gone is asked about, never noted or dropped in silence.
+            notices.append(say("date_past", lang, said=found.past_date, today=day_words(today(), lang)))
+            if fields:
+                return Proposal(join(say("noted", lang), *notices), UpdateDraft(fields=fields), expects="needed_by")
+            question = join(*notices)
+            return Proposal(question, Ask(question=question[:500]), expects="needed_by")
         if found.quantity_change and "lines" not in fields and len(draft.get("lines") or []) > 1:
             question = say("which_line", lang, lines=describe_lines(draft["lines"], lang))
             return Proposal(question, Ask(question=question[:500]))
@@ -178,12 +194,22 @@ class RuleBrain:
             changes["budget"] = str(found.budget)
         if found.justification and (answering or JUSTIFY_WORD.search(message)):
             changes["justification"] = found.justification
+        said = []
+        if found.past_date:
+            question = say("date_past", lang, said=found.past_date, today=day_words(today(), lang))
+            return Proposal(question, Ask(question=question[:500]), expects="needed_by")
+        if found.needed_by:
+            # The day rides in the purpose the approver reads, as on the form: a new revision.
+            purpose = changes.get("justification") or task.draft.get("justification") or task.justification
+            changes["justification"] = justification_submitted({"justification": purpose,
+                                                                "needed_by": found.needed_by}, lang)[:500]
+            said.append(say("need_by_changed", lang, date=day_words(date.fromisoformat(found.needed_by), lang)))
         if found.unknown and not changes:
             items = ", ".join(ctx.catalogue) or "-"
             question = say("unknown_item", lang, what=found.unknown, items=items)
             return Proposal(question, Ask(question=question[:500]))
         if changes:
-            return Proposal("", Amend(fields=changes))
+            return Proposal(join(*said), Amend(fields=changes))
         if answering:
             return Proposal(say("waiting_for", lang, question=task.question), NoAction())
         return Proposal(say("in_progress", lang, state=state_words(task.state, lang)), NoAction())
@@ -231,6 +257,8 @@ def merge(draft: dict, found, departments, catalogue) -> dict:
         fields["department"] = found.department
     if found.justification and found.justification != draft.get("justification"):
         fields["justification"] = found.justification
+    if found.needed_by and found.needed_by != draft.get("needed_by"):
+        fields["needed_by"] = found.needed_by
     if found.budget and str(found.budget) != str(draft.get("budget")):
         fields["budget"] = str(found.budget)
         if found.budget_tax or draft.get("budget_tax"):  # a new cap: its basis as said, or asked again

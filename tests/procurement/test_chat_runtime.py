@@ -121,6 +121,9 @@ def test_an_action_that_does_not_exist_is_refused_plainly(demo):
     ({"lines": [{"description": "Laptop", "quantity": 2}], "approved": True}, "'approved' was unexpected"),
     ({"lines": [{"description": "flux capacitor", "quantity": 1}]}, 'no quote for "flux capacitor"'),
     ({"department": "OPS", "lines": [{"description": "Laptop", "quantity": 1}]}, "not a member of Operations"),
+    ({"needed_by": "2020-01-06", "lines": [{"description": "Laptop", "quantity": 1}]}, "has already passed"),
+    ({"needed_by": "2030-02-30", "lines": [{"description": "Laptop", "quantity": 1}]}, "is not a day"),
+    ({"needed_by": "next week", "lines": [{"description": "Laptop", "quantity": 1}]}, "does not match"),
 ])
 def test_draft_fields_that_do_not_fit_are_refused_and_no_task_is_made(demo, fields, why):
     session = open_session(demo["alice"])

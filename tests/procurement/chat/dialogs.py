@@ -5,6 +5,7 @@ comment), never for exact wording. Shared by the test and by bench/dialogs.py.
 
 A transcript:
     user: alice
+    today: 2026-12-01         # optional; the day 「下週五」 and "by Friday" are read against
     setup:                    # optional; each a request submitted or decided through services
       - request: r1           # a name for it
         lines: [{description: Laptop, quantity: 2}]
@@ -28,7 +29,10 @@ A transcript:
         draft: {...}          # the conversation's draft as stored
         refused: true         # the message was refused (400) before any turn
 """
+from contextlib import nullcontext
+from datetime import date
 from pathlib import Path
+from unittest import mock
 
 import yaml
 
@@ -157,7 +161,16 @@ def run(transcript: dict, people: dict, open_session) -> list[tuple[str, list[st
         session.task_id = named[transcript["session"]]
         session.save(update_fields=["task"])
     outcomes = []
-    for turn in transcript["turns"]:
-        result, refusal = say(session, user, turn, facts_of(named))
-        outcomes.append((turn.get("intent", "other"), check(turn, result, refusal, user, named)))
+    with on_day(transcript.get("today")):
+        for turn in transcript["turns"]:
+            result, refusal = say(session, user, turn, facts_of(named))
+            outcomes.append((turn.get("intent", "other"), check(turn, result, refusal, user, named)))
     return outcomes
+
+
+def on_day(day):
+    """Relative dates in the chat read against this day (YAML gives a date or an ISO string)."""
+    if not day:
+        return nullcontext()
+    day = day if isinstance(day, date) else date.fromisoformat(str(day))
+    return mock.patch("procurement.chat.dates.today", return_value=day)
