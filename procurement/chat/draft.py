@@ -60,6 +60,14 @@ def needed_by_words(draft: dict, lang: str) -> str:
     return day_words(date.fromisoformat(draft["needed_by"]), lang) if draft.get("needed_by") else ""
 
 
+def reason_words(reason: str, item: str, lang: str) -> str:
+    """A purpose from why she needs it: 「汰換壞掉的辦公椅」, "for a new hire"."""
+    if reason == "broken" and item:
+        name = item_name(item, lang)
+        return say("reason_broken", lang, item=name if name[1:2].isupper() else name[:1].lower() + name[1:])
+    return say("reason_broken_any" if reason == "broken" else "reason_new_hire", lang)
+
+
 def justification_submitted(draft: dict, lang: str) -> str:
     """The purpose the request carries: with the need-by day when one was given, as she would
     write it in the form's purpose box, so the approver reads it."""

@@ -66,6 +66,13 @@ PURPOSE = re.compile(r"報到|新人|新進|新同仁|實習|實驗室|會議室
                      r"上課|教室|辦公室|出差|遠端|在家|\b(?:interns?|new hires?|onboarding|lab|project|testing|"
                      r"replacement|broken|training|demo|meeting room|classroom|office)\b", re.IGNORECASE)
 PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
+# Why, said in the same breath as the item: 「我的椅子壞了」, "my chair is broken", "for a new hire".
+REASONS = {
+    "broken": re.compile(r"壞了|壞掉|故障|不能用|不能坐|沒辦法用|無法使用|損壞|\b(?:broken|broke|not working|"
+                         r"stopped working|doesn't work|does not work|died)\b", re.IGNORECASE),
+    "new_hire": re.compile(r"新人|新進|新同仁|新同事|報到|\b(?:new (?:hires?|colleagues?|employees?|starters?|joiners?)|"
+                           r"onboarding)\b", re.IGNORECASE),
+}
 NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
@@ -87,6 +94,7 @@ class Extracted:
     removed: list = field(default_factory=list)      # items to drop
     conflict: tuple | None = None                    # (item, [quantities]) said twice, differently
     budget_tax: str = ""                             # "included" / "excluded" when said with the cap
+    reason: str = ""                                 # "broken" / "new_hire": why, when no purpose was said
     needed_by: str = ""                              # ISO day it is needed by, today or later
     past_date: str = ""                              # her words for a need-by day already gone
 
@@ -152,16 +160,24 @@ def _quantity(clause: str, start: int, end: int) -> int | None:
     return to_int(after.group(1) or after.group(2)) if after else None
 
 
+# 「椅子壞了，需要兩張」: a count and its measure word alone, the count of the one item named.
+BARE_COUNT = re.compile(rf"^\s*(?:我們?)?(?:還)?(?:需要|要|買)?\s*(?P<n>{NUMBER})\s*{UNIT}\s*$")
+
+
 def _lines(text: str, catalogue) -> tuple[list, str]:
-    lines, unknown = [], ""
+    lines, unknown, bare = [], "", []
     for clause in CLAUSE_SPLIT.split(text.lower()):
         if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or REMOVE.search(clause):
             continue
         item = match_item(clause, catalogue)
         if item in catalogue:
             lines.append((item, _quantity(clause, *_item_span(clause, item))))
+        elif BARE_COUNT.match(clause):
+            bare.append(to_int(BARE_COUNT.match(clause).group("n")))
         elif not unknown:
             unknown = _unknown(clause)
+    if len(bare) == 1 and len(lines) == 1 and lines[0][1] is None:
+        lines = [(lines[0][0], bare[0])]
     return lines, unknown
 
 
@@ -220,6 +236,8 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n]
     found.justification = "" if found.notes and not found.lines else (_justification(rest) or _purpose(rest, catalogue))
+    if not found.justification:
+        found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")
     change = CHANGE.search(rest)
     if change:
         n = to_int(next(g for g in change.group("n", "n2", "n3", "n4", "n5") if g))
@@ -264,7 +282,7 @@ def _purpose(text: str, catalogue) -> str:
 
 
 def _purpose_words(text: str) -> str:
-    text = re.sub(r"^(?:我們|我|請|幫我|這是)+|(?<=..)(?:用的|用|的)$", "", text.strip())
+    text = re.sub(r"^(?:我們|我|請|幫我|這是|有)+|(?<=..)(?:用的|用|的)$", "", text.strip())
     text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
     return text.strip(" ,.，。")[:500]
 

@@ -77,6 +77,10 @@ PHRASES = {
     "purpose_need_by": _("{text}; needed by {date}"),
     "date_past": _("\"{said}\" has already passed (today is {today}), so I did not note it as the day you need "
                    "this by. By which day do you need it?"),
+    # A purpose read from why she said she needs it.
+    "reason_broken": _("replacing a broken {item}"),
+    "reason_broken_any": _("replacing broken equipment"),
+    "reason_new_hire": _("for a new hire"),
     "note": _("note: {text}"),
     "confirm_prompt": _("Here is your request: {what}. Shall I submit it? (yes / no)"),
     "q_item": _("What would you like to buy?"),

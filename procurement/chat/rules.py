@@ -13,7 +13,7 @@ from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
 from .dates import day_words, today
-from .draft import department_name, describe_lines, item_name, justification_submitted, money
+from .draft import department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
@@ -152,6 +152,11 @@ class RuleBrain:
         if found.department and ctx.departments and found.department not in ctx.departments:
             notices.append(say("not_member", lang, name=department_name(found.department, lang)))
             found.department = None
+        if found.reason and not draft.get("justification"):
+            # 「我的椅子壞了」 says why: that is the purpose, not something to ask again.
+            item = next((item for item, _ in found.lines), None) or next(
+                (line["description"] for line in draft.get("lines") or []), "")
+            found.justification = reason_words(found.reason, item, lang)
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
         if found.past_date:
             # A day already gone is asked about, never noted or dropped in silence.

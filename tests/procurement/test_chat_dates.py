@@ -1,6 +1,6 @@
 """The need-by day in a requester's words: every phrase procurement.chat.dates knows, read
 against a fixed today (Tuesday 1 December 2026, Asia/Taipei); how extraction keeps dates out of
-quantities and purposes. No database."""
+quantities and purposes; why a broken chair needs no purpose question. No database."""
 from datetime import date
 
 import pytest
@@ -100,6 +100,7 @@ def test_the_day_is_shown_in_the_readers_language_with_the_year_only_when_anothe
 
 @pytest.mark.parametrize("text, lines, day", [
     ("12/15 前要兩台筆電", [("Laptop", 2)], "2026-12-15"),
+    ("椅子壞了，12/15 前需要兩張", [("Office chair", 2)], "2026-12-15"),
     ("我需要兩台筆電，下週三前", [("Laptop", 2)], "2026-12-09"),
     ("I need 3 monitors by 12/20", [("Monitor", 3)], "2026-12-20"),
     ("2 keyboards before Dec 15", [("Keyboard", 2)], "2026-12-15"),
@@ -127,3 +128,27 @@ def test_a_day_gone_by_is_kept_as_her_words_not_as_a_day():
     found = extract("我需要兩台螢幕，11/20 前要", CATALOGUE, today=TUESDAY)
     assert found.needed_by == "" and found.past_date == "11/20 前" and found.lines == [("Monitor", 2)]
 
+
+@pytest.mark.parametrize("text, reason", [
+    ("我的椅子壞了", "broken"), ("螢幕故障，需要一台新的", "broken"), ("筆電不能用了", "broken"),
+    ("鍵盤壞掉", "broken"), ("my chair is broken", "broken"), ("my laptop stopped working", "broken"),
+    ("new hire needs a chair", "new_hire"), ("新同事要一張椅子", "new_hire"),
+])
+def test_why_said_with_the_item_is_a_reason(text, reason):
+    found = extract(text, CATALOGUE, today=TUESDAY)
+    assert found.reason == reason
+
+
+def test_a_stated_purpose_wins_over_a_reason():
+    found = extract("2 monitors for the new hires", CATALOGUE, today=TUESDAY)
+    assert found.justification == "the new hires" and found.reason == ""
+
+
+@pytest.mark.parametrize("text, lines", [
+    ("椅子壞了，需要兩張", [("Office chair", 2)]),
+    ("我需要椅子，兩張", [("Office chair", 2)]),
+    ("兩台螢幕，三個鍵盤", [("Monitor", 2), ("Keyboard", 3)]),
+])
+def test_a_count_said_apart_from_its_one_item_is_that_items_count(text, lines):
+    found = extract(text, CATALOGUE, today=TUESDAY)
+    assert found.lines == lines and found.unknown == ""
