@@ -153,7 +153,21 @@ ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply}
 
 
 def status(job: Job) -> Outcome:
-    """A question about her requests, answered from State only; it creates and changes nothing."""
+    """A question about her requests, answered from State only; it creates and changes nothing.
+    Asked while a draft waited for her 好, whichever brain took the question, the draft still
+    waits, and the reply says so."""
+    out = _status(job)
+    out.expects, out.confirming = job.ctx.expects, job.ctx.confirming  # an aside: what was asked stays asked
+    task = job.task()
+    if out.expects == "confirm_submit" and out.confirming and task is not None and task.state == workflow.DRAFT \
+            and out.about != str(task.pk):
+        draft = task.data.get("draft") or {}
+        out.reply = join(out.reply, say("draft_still_waiting", job.lang,
+                                        what=drafts.describe_lines(draft.get("lines") or [], job.lang)))
+    return out
+
+
+def _status(job: Job) -> Outcome:
     action, lang = job.action, job.lang
     if action.topic == "list":
         tasks = facts.my_requests(job.user, open_only=action.open_only)

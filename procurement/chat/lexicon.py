@@ -104,6 +104,8 @@ INJECTION = {
 
 
 def is_yes(text: str) -> bool:
+    if text.rstrip().endswith(("?", "？")):  # 「嗯？」, "ok?": a question back, not a yes
+        return False
     text = normalised(text)
     return text in YES or text in EMOJI_YES or (bool(text) and all(part in YES for part in text.split()))
 

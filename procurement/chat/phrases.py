@@ -93,6 +93,9 @@ PHRASES = {
     "gap_justification": pgettext_lazy("missing field", "justification"),
     # Answers about a request, from State.
     "your_request": _("your request"),
+    "your_draft": _("your draft"),
+    "draft_head": _("Your draft ({what}) is not submitted yet."),
+    "draft_still_waiting": _("Your draft ({what}) is still waiting: reply \"yes\" to submit it."),
     "status_head": _("{number} ({what}) is {state}."),
     "full_stop": pgettext_lazy("end of a sentence", "."),
     "waiting_for_your_answer": pgettext_lazy("request state", "waiting for your answer"),

@@ -40,7 +40,7 @@ class RuleBrain:
         if refused:
             return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
         if lexicon.is_thanks(message):  # not an answer, a purpose or a question; what was asked stays asked
-            return Proposal(say("you_are_welcome", lang), NoAction(), expects=ctx.expects)
+            return Proposal(say("you_are_welcome", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
         pending = self.pending(ctx)
         if pending is not None:
             return pending
@@ -51,9 +51,9 @@ class RuleBrain:
             return Proposal("", named)
         question = question_of(message, ctx.catalogue)
         if question is not None:
-            return Proposal("", self.status(ctx, question))
+            return Proposal("", self.status(ctx, question))  # an aside: dispose keeps what was asked
         if lexicon.is_emoji_only(message):
-            return Proposal(say("not_understood", lang), NoAction(), expects=ctx.expects)
+            return Proposal(say("not_understood", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
         if lexicon.is_continue(message):
             return self.continue_(ctx)
         task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None

@@ -34,7 +34,10 @@ def short_id(task_id) -> str:
 
 
 def name_of(task, lang: str) -> str:
-    """REQ-000012 once the ERP has the requisition; before that, the request's short id."""
+    """REQ-000012 once the ERP has the requisition; 「您的草稿」 for a draft; before that, the
+    request's short id."""
+    if task.state == workflow.DRAFT and not task.number:
+        return say("your_draft", lang)
     return task.number or f"{say('your_request', lang)} {short_id(task.id)}"
 
 
@@ -48,6 +51,8 @@ def when(iso: str) -> str:
 
 
 def _head(task, lang: str) -> str:
+    if task.state == workflow.DRAFT:  # no number and nothing sent yet: 「您的草稿（辦公椅 × 1）還沒送出。」
+        return say("draft_head", lang, what=drafts.describe_lines(task.lines, lang))
     return say("status_head", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
                state=state_words(task.state, lang))
 

@@ -25,7 +25,7 @@ def test_draft__nothing_sent_and_what_is_missing(demo):
     session = open_session(demo["alice"])
     talk(session, demo["alice"], "I need 2 laptops")
     result = talk(session, demo["alice"], "status")
-    assert "a draft: nothing has been sent yet" in result.reply and "Still needed: justification" in result.reply
+    assert "is not submitted yet" in result.reply and "Still needed: justification" in result.reply
 
 
 def test_awaiting_input__the_agents_question(demo, erp, eager):
@@ -85,4 +85,4 @@ def test_a_status_answer_ignores_what_the_brain_wrote(demo):
     talk(session, demo["alice"], "I need 2 laptops")
     brain = ScriptedBrain([Proposal(reply="Your laptops were delivered yesterday!", action=Status())])
     result = talk(session, demo["alice"], "status?", brain=brain)
-    assert "delivered" not in result.reply and "a draft: nothing has been sent yet" in result.reply
+    assert "delivered" not in result.reply and "is not submitted yet" in result.reply

@@ -61,3 +61,41 @@ def test_yes_with_thanks_still_submits(demo, erp, eager):
     talk(session, demo["alice"], "我需要兩台螢幕給新人")
     result = talk(session, demo["alice"], "好，謝謝")
     assert result.task.state != "draft" and "已送出" in result.reply
+
+
+@pytest.mark.parametrize("aside", ["我上週送的那張單子呢？", "謝謝", "嗯？", "🤔"])
+def test_an_aside_while_the_draft_waits_for_yes_leaves_one_yes_to_submit(demo, waiting, aside):
+    """She asks about an earlier request, thanks, or wonders while a new draft waits for her 好:
+    the aside submits nothing, and the next 好 submits the draft, once, with no second summary."""
+    session = open_session(demo["alice"])
+    shown = talk(session, demo["alice"], "我需要一張椅子給新人")
+    assert "確認送出" in shown.reply
+    aside_reply = talk(session, demo["alice"], aside)
+    assert aside_reply.task.state == "draft" and "已送出" not in aside_reply.reply
+    result = talk(session, demo["alice"], "好")
+    assert result.task.state != "draft" and "已送出" in result.reply
+
+
+def test_the_status_of_another_request_reminds_her_of_the_draft_waiting(demo, waiting):
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "I need a chair for the new hire")
+    result = talk(session, demo["alice"], "where is my monitor request?")
+    assert waiting.purchase_request.number in result.reply
+    assert result.reply.endswith('Your draft (Office chair × 1) is still waiting: reply "yes" to submit it.')
+    assert talk(session, demo["alice"], "yes").task.state != "draft"
+
+
+def test_a_draft_alone_is_called_a_draft_not_an_id(demo):
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "我需要一張椅子給新人")
+    result = talk(session, demo["alice"], "我的單子呢")
+    assert result.reply.startswith("您的草稿（辦公椅 × 1）還沒送出。") and "您的申請" not in result.reply
+    assert "還在等您" not in result.reply, "the status is the draft's own: no reminder about itself"
+
+
+def test_a_status_question_beside_a_draft_is_about_the_submitted_request(demo, waiting):
+    session = open_session(demo["alice"])
+    talk(session, demo["alice"], "我需要一張椅子給新人")
+    result = talk(session, demo["alice"], "我上週送的那張單子呢？")
+    assert waiting.purchase_request.number in result.reply and "等待核准" in result.reply
+    assert "您的申請" not in result.reply
