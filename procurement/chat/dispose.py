@@ -22,7 +22,7 @@ from . import draft as drafts
 from . import dates, facts, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
-from .phrases import join, say
+from .phrases import join, listed, say
 from .status import (change_reply, list_reply, name_of, po_reply, state_words, status_reply, unknowable_reply,
                      why_reply)
 
@@ -439,7 +439,8 @@ def _checked_lines(job: Job, lines: list[dict], *, complete: bool) -> list[dict]
     """Lines name items somebody quotes, by their catalogue name; nothing is priced here."""
     unknown = drafts.unknown_items(lines, job.ctx.catalogue)
     if unknown:
-        raise DomainError(say("unknown_item", job.lang, what=", ".join(unknown), items=", ".join(job.ctx.catalogue)))
+        raise DomainError(say("unknown_item", job.lang, what=listed(unknown, job.lang),
+                                      items=drafts.catalogue_words(job.ctx.catalogue, job.lang)))
     checked = [{"description": match_item(line["description"], job.ctx.catalogue),
                 "quantity": line.get("quantity")} for line in lines]
     if complete and any(not line["quantity"] for line in checked):

@@ -25,6 +25,14 @@ PLURALS = {"Laptop": pgettext_lazy("catalogue items", "laptops"),
            "USB-C dock": pgettext_lazy("catalogue items", "USB-C docks"),
            "Office chair": pgettext_lazy("catalogue items", "office chairs")}
 
+# "How many" for each catalogue item, so Chinese asks with the item's counter: 「筆電需要幾台？」,
+# 「辦公椅需要幾張？」. Any other item gets q_quantity's general 個.
+HOW_MANY = {"Laptop": pgettext_lazy("chat question", "How many laptops do you need?"),
+            "Monitor": pgettext_lazy("chat question", "How many monitors do you need?"),
+            "Keyboard": pgettext_lazy("chat question", "How many keyboards do you need?"),
+            "USB-C dock": pgettext_lazy("chat question", "How many USB-C docks do you need?"),
+            "Office chair": pgettext_lazy("chat question", "How many office chairs do you need?")}
+
 
 def missing(draft: dict) -> list[str]:
     lines = draft.get("lines") or []
@@ -48,6 +56,11 @@ def unknown_items(lines: list[dict], catalogue) -> list[str]:
 def item_name(item: str, lang: str) -> str:
     with language(lang):
         return item_label(item)
+
+
+def catalogue_words(catalogue, lang: str) -> str:
+    """What can be bought, named and listed in `lang`: 「筆電、螢幕、辦公椅」, "Laptop, Monitor"."""
+    return listed([item_name(item, lang) for item in catalogue], lang) or "-"
 
 
 def department_name(code: str, lang: str) -> str:
@@ -148,6 +161,8 @@ def question_for(gap: str, draft: dict, lang: str, departments=()) -> str:
     pending = next((line for line in draft.get("lines") or [] if not line.get("quantity")), None)
     item = ""
     if pending:
+        if gap == "quantity" and pending["description"] in HOW_MANY:
+            return in_lang(HOW_MANY[pending["description"]], lang)
         item = in_lang(PLURALS.get(pending["description"], pending["description"]), lang)
     options = " / ".join(department_name(code, lang) for code in departments or ("ENG", "OPS"))
     return say(f"q_{gap}", lang, item=item, options=options)

@@ -52,9 +52,11 @@ JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"用途\s*(?:改成|改為|是|為|:|：)?\s*(?P<j>[^，,。；;！!？?]+)",
     r"(?:給|為了|因為)(?P<j>[^，,。；;！!？?]+?)(?=預算|[，,。；;！!？?]|$)")]
 UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
-    rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+(?:(?:some|the|a|an|{NUMBER})\s+)*"
+    rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+"
+    rf"(?:to\s+(?:buy|order|get|purchase)\s+)?(?:(?:some|the|a|an|{NUMBER})\s+)*"
     r"(?P<what>[^,.;!?]+?)(?=\s+(?:for|under|below|by|to|because)\b|[,.;!?]|$)",
-    rf"(?:需要|想要|要買|我要|想買|購買|採購|請購)\s*(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
+    rf"(?:我要買|我想買|需要買|想要買|需要|想要|要買|我要|想買|購買|採購|請購)\s*(?:一些|一點|幾個|些)?\s*"
+    rf"(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
 
 # Sizes and specs are not quantities: "27-inch", 「27 吋」, "16GB", "4K".
 SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|英吋|\"|”|''|gb\b|tb\b|mb\b|ghz\b|"

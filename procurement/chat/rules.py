@@ -13,7 +13,7 @@ from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
 from .dates import day_words, today
-from .draft import department_name, describe_lines, item_name, justification_submitted, money, reason_words
+from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
@@ -169,7 +169,7 @@ class RuleBrain:
             question = say("which_line", lang, lines=describe_lines(draft["lines"], lang))
             return Proposal(question, Ask(question=question[:500]))
         if found.unknown:
-            items = ", ".join(ctx.catalogue) or "-"
+            items = catalogue_words(ctx.catalogue, lang)
             question = join(*notices, say("unknown_item", lang, what=found.unknown, items=items))
             if fields:
                 return Proposal(question, UpdateDraft(fields=fields), expects="item_unknown")
@@ -210,7 +210,7 @@ class RuleBrain:
                                                                 "needed_by": found.needed_by}, lang)[:500]
             said.append(say("need_by_changed", lang, date=day_words(date.fromisoformat(found.needed_by), lang)))
         if found.unknown and not changes:
-            items = ", ".join(ctx.catalogue) or "-"
+            items = catalogue_words(ctx.catalogue, lang)
             question = say("unknown_item", lang, what=found.unknown, items=items)
             return Proposal(question, Ask(question=question[:500]))
         if changes:
