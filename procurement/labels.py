@@ -312,7 +312,10 @@ def is_agent(actor: str) -> bool:
 
 
 def actor_label(actor: str) -> str:
-    return str(AGENT) if is_agent(actor) else actor
+    """「代理程式」/"the agent" for the runtime; a person by their name (procurement.people)."""
+    from .people import person_label
+
+    return str(AGENT) if is_agent(actor) else person_label(actor)
 
 
 def event_label(event: str) -> str:

@@ -19,6 +19,7 @@ from django.utils.translation import pgettext
 from agentstate.models import Approval, Task
 
 from . import labels, workflow
+from .people import people_labels, person_label
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
 APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
@@ -44,24 +45,28 @@ class WaitingOn:
 
     def text(self, viewer=None) -> str:
         """In the active language, e.g. "Waiting for bob's approval since 10:32"."""
-        who = pgettext("between names", " or ").join(stand_in_words(person, self.stand_ins) for person in self.people)
         when = moment(self.since)
         yours = viewer is not None and self.people == (viewer.get_username(),)
         if self.kind == APPROVAL:
-            return _("Waiting for approval by %(who)s since %(when)s") % {"who": who, "when": when}
+            return _("Waiting for approval by %(who)s since %(when)s") % {"who": self._who(), "when": when}
         if self.kind == ANSWER:
             if yours:
                 return _("Waiting for your answer since %(when)s") % {"when": when}
-            return _("Waiting for %(who)s to answer since %(when)s") % {"who": who, "when": when}
+            return _("Waiting for %(who)s to answer since %(when)s") % {"who": self._who(), "when": when}
         if self.kind == CONFIRMATION:
             if yours:
                 return _("Waiting for you to confirm it in the chat, since %(when)s") % {"when": when}
-            return _("Waiting for %(who)s to confirm it in the chat, since %(when)s") % {"who": who, "when": when}
+            return _("Waiting for %(who)s to confirm it in the chat, since %(when)s") % {
+                "who": self._who(), "when": when}
         if self.kind == ERP:
             return _("Waiting for the ERP to confirm the purchase order since %(when)s") % {"when": when}
         if self.kind == REVIEW:
             return _("Waiting for a person to review it since %(when)s") % {"when": when}
         return _("The agent is working on it since %(when)s") % {"when": when}
+
+    def _who(self) -> str:
+        """The people by name (procurement.people), only when the sentence names them."""
+        return pgettext("between names", " or ").join(stand_in_words(person, self.stand_ins) for person in self.people)
 
     def as_json(self, viewer=None) -> dict:
         return {"kind": self.kind, "people": list(self.people), "since": timezone.localtime(self.since).isoformat(),
@@ -113,13 +118,25 @@ class RequestNow:
         return self.state not in workflow.TERMINAL
 
 
+def named_in(rows) -> list[str]:
+    """The usernames these requests' words name (whom they wait for, who stands in, who asked):
+    for procurement.people.remember, so a list of them costs one query for the names."""
+    names = []
+    for row in rows:
+        if row.waiting_on:
+            names += [*row.waiting_on.people, *(delegate for _, delegate in row.waiting_on.stand_ins)]
+        if row.question and row.question.asked_by:
+            names.append(row.question.asked_by)
+    return names
+
+
 def stand_in_words(person: str, stand_ins) -> str:
     """「bob（代理人 dave）」 / "bob (or dave, standing in)" while bob's delegation to dave runs."""
     delegates = [delegate for delegator, delegate in stand_ins if delegator == person]
     if not delegates:
-        return person
+        return person_label(person)
     return _("%(person)s (or %(delegate)s, standing in)") % {
-        "person": person, "delegate": pgettext("between names", " or ").join(delegates)}
+        "person": person_label(person), "delegate": pgettext("between names", " or ").join(people_labels(delegates))}
 
 
 def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:

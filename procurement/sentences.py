@@ -15,9 +15,13 @@ from agentstate.memory.deletion import ReasonQuotesEntry
 
 from . import labels
 from .money import ntd
+from .people import person_label
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
+# Parts that name a person by username, said by their name (procurement.people), as pages and notices do.
+PERSON_PARTS = {"who", "for", "requester"}
+USERNAME = re.compile(r"[\w.@+-]+")
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     # agentstate.machine.task_create, procurement.services
@@ -347,6 +351,11 @@ def refusal(exc: DomainError) -> str:
 def _part(name: str, value: str) -> str:
     if value is None:
         return ""
+    if name in PERSON_PARTS and USERNAME.fullmatch(value):
+        return person_label(value)
+    if name == "people":
+        return str(LIST_SEPARATOR).join(person_label(who) if USERNAME.fullmatch(who) else who
+                                        for who in value.split(", "))
     if name in MONEY_PARTS:
         try:
             return ntd(Decimal(value.replace(",", "")))
@@ -377,8 +386,6 @@ def _part(name: str, value: str) -> str:
                                                                     for part in value.split("; ")))
     if name == "items":
         return _items(value)
-    if name == "people":
-        return str(LIST_SEPARATOR).join(value.split(", "))
     if name == "department":
         return labels.department_code_label(value)
     if name == "role":

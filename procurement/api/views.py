@@ -14,7 +14,8 @@ from agentstate.models import Session
 from .. import selectors, services
 from ..selectors import grants
 from ..language import language_of
-from ..requests import request_now, requests_of, stand_ins_for
+from ..people import remember
+from ..requests import named_in, request_now, requests_of, stand_ins_for
 from .serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,
@@ -175,6 +176,7 @@ class RequestListView(ApiView):
             tasks = self.paginate_queryset(self.get_queryset())
             stand_ins = stand_ins_for(tasks)
             page = [request_now(task, stand_ins) for task in tasks]
+            remember(named_in(page))  # the names the page's words use, in one query
             return self.get_paginated_response(RequestSerializer(page, many=True, context={"request": request}).data)
 
 

@@ -4,6 +4,7 @@ and the approver's comment), never from what was said in chat. Each names the re
 from datetime import datetime
 
 from .. import labels, selectors, sentences, workflow
+from ..people import person_label
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
 from .phrases import join, language, listed, say
@@ -105,7 +106,8 @@ def status_reply(task, lang: str) -> str:
         if approval["status"] == "pending" and (task.waiting_on or {}).get("kind") == APPROVAL:
             continue  # already said: who it waits on, since when
         if approval["status"] == "pending":
-            who = listed(approval.get("approvers") or [], lang) or say("a_manager", lang)
+            who = listed([person_label(name) for name in approval.get("approvers") or []], lang) or say(
+                "a_manager", lang)
             words = say("approval_pending", lang, who=who)
         else:
             words = _label(labels.APPROVAL_LABELS, approval["status"], lang)
@@ -124,7 +126,7 @@ def po_reply(task, lang: str) -> str:
 
 def _decided(task, lang: str) -> str:
     decision = task.decision
-    return say("decided", lang, who=decision["by"] or say("a_manager", lang),
+    return say("decided", lang, who=person_label(decision["by"]) or say("a_manager", lang),
                decision=say(f"decided_{decision['status']}", lang), at=when(decision["at"]),
                comment=decision["comment"])
 
@@ -148,7 +150,7 @@ def change_reply(task, lang: str) -> str:
     what = drafts.describe_lines(task.lines, lang)
     decision = task.decision
     if task.state == workflow.AWAITING_INPUT and decision.get("status") == "returned":
-        return say("change_returned", lang, who=decision["by"] or say("a_manager", lang),
+        return say("change_returned", lang, who=person_label(decision["by"]) or say("a_manager", lang),
                    number=name_of(task, lang), what=what, comment=decision["comment"])
     if task.state == workflow.AWAITING_INPUT and task.question:
         return join(_head(task, lang), say("waiting_for", lang, question=task.question))

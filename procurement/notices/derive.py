@@ -24,7 +24,9 @@ from django.utils import timezone
 from agentstate.models import Approval, Task, TaskEvent
 
 from .. import workflow
+from ..labels import actor_label
 from ..language import language_of
+from ..people import person_label
 from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
 from ..policy.routing import OnlyTheRequester
@@ -159,7 +161,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     if decided is not None:
         context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
     if kind == "cancelled":
-        context |= {"by": event.actor, "reason": event.reason}
+        context |= {"by": actor_label(event.actor), "reason": event.reason}
     if kind == "needs_review" and OnlyTheRequester.said(event.reason):
         context |= {"why": event.reason}  # nobody but the requester could decide a step: say so
     if kind in TRAVEL_KINDS.values():
@@ -192,9 +194,9 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     }
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
-        context["own_requester"] = step["without_requester"]
+        context["own_requester"] = person_label(step["without_requester"])
     elif step.get("in_place_of") or step.get("covers"):
-        context["own_requester"] = (step.get("in_place_of") or step["covers"][0])["requester"]
+        context["own_requester"] = person_label((step.get("in_place_of") or step["covers"][0])["requester"])
     link = approval_url(approval.pk)
     return [Delivery(kind, task, key, language_of(user), link, context | {"instead_of": instead_of}, user=user)
             for user, instead_of in _deciders_now(approval)]

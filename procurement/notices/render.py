@@ -12,6 +12,7 @@ from agentstate.models import Task
 
 from ..labels import department_label_lazy, items_summary_lazy
 from ..models import Department
+from ..people import person_label
 from ..requests import request_now
 
 SUBJECT_CHARS = 200
@@ -75,4 +76,5 @@ def department_words(code: str):
 
 
 def display_name(user) -> str:
-    return (user.get_full_name() or user.get_username()) if user is not None else ""
+    """A person as pages name them too (procurement.people)."""
+    return person_label(user)

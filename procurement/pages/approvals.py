@@ -18,6 +18,7 @@ from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
 from .. import labels, selectors, services
 from ..budget import budget_outlook
+from ..people import people_labels, person_label, remember
 from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
 from ..policy.words import chain_lines
@@ -65,6 +66,7 @@ def approval_context(user, approval) -> dict:
     """Everything the approval page shows. Safe for every status and for a task between an
     amendment and its re-award (no award, no requisition): it reads the approval's own scope."""
     task = approval.task
+    remember((approval.rule or {}).get("usernames", []))
     purchase = getattr(task, "purchase_request", None)
     previous = selectors.previous_scope(approval)
     reason = selectors.approval_route_reason(approval, selectors.manager_limits([approval]))
@@ -76,7 +78,7 @@ def approval_context(user, approval) -> dict:
         "department_name": (labels.department_label(purchase.department) if purchase
                             else approval.scope.get("department")),
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
-        "routed_to": (approval.rule or {}).get("usernames", []),
+        "routed_to": people_labels((approval.rule or {}).get("usernames", [])),
         "over_cap": bool(purchase and purchase.budget is not None
                          and Decimal(approval.scope.get("total") or 0) > purchase.budget),
         "comparison": award.get("comparison", []) if same_award else [],
@@ -100,7 +102,7 @@ def chain_context(user, approval) -> dict:
     if approval.chain and approval.status == "pending" and user.pk not in step_people(approval):
         refusal, behalf = step_decider(user, approval)
         if not refusal and behalf:
-            acting_for = get_user_model().objects.filter(pk=behalf).values_list("username", flat=True).first()
+            acting_for = person_label(get_user_model().objects.filter(pk=behalf).first())
     amounts = rule.get("policy_amounts")
     # The rule in words (its department and amounts), not its name: admins name rules in one language.
     words = (f"{rule.get('department', '')} · {amount_words(amounts)}" if amounts else "")

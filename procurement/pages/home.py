@@ -9,7 +9,8 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError
 
 from .. import services
-from ..requests import ALL, FINISHED, OPEN, request_now, requests_of, stand_ins_for
+from ..people import remember
+from ..requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
 from .context import Nav
 from .request_forms import HomeFilterForm, NewRequestForm, line_formset
 
@@ -35,6 +36,7 @@ def my_requests(request):
     page = Paginator(requests_of(request.user, show), PAGE_SIZE).get_page(wanted.get("page") or 1)
     stand_ins = stand_ins_for(page)
     rows = [request_now(task, stand_ins) for task in page]
+    remember(named_in(rows))
     context = {"rows": rows, "page": page, "show": show, "tabs": TABS,
                # Poll while anything listed can still move without her doing something.
                "live": any(row.is_open for row in rows)}

@@ -11,10 +11,11 @@ from django import forms
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 from openpyxl import Workbook
 
 from .. import labels, selectors
+from ..people import people_labels, person_label
 from ..policy.rules import amount_words
 from ..policy.words import role_label
 from ..templatetags.money import ntd
@@ -107,13 +108,13 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
     data = task.data or {}
     return Row(
         approval=approval, number=(request.number if request else "") or "", summary=_summary(approval.scope),
-        requester=task.initiator.get_username(),
+        requester=person_label(task.initiator),
         department=labels.department_label(request.department) if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),
         status=approval.status, created_at=approval.created_at, expires_at=approval.expires_at,
         reason=_reason(route_words(selectors.approval_route_reason(approval, limits)),
                        _behalf(approval, viewer, stands_in_for)),
-        decided_by=approval.decided_by.get_username() if approval.decided_by else "",
+        decided_by=person_label(approval.decided_by),
         decided_at=approval.decided_at, comment=approval.comment,
         po_number=(data.get("purchase_order") or {}).get("id", "") if approval.status == "approved" else "")
 
@@ -126,7 +127,8 @@ def _summary(scope: dict) -> str:
 def _reason(words: str, behalf: list[str]) -> str:
     if not behalf:
         return words
-    on_behalf = _("you decide on behalf of %(people)s") % {"people": ", ".join(behalf)}
+    on_behalf = _("you decide on behalf of %(people)s") % {
+        "people": pgettext("list separator", ", ").join(people_labels(behalf))}
     return f"{words} · {on_behalf}" if words else on_behalf
 
 

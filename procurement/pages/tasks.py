@@ -12,7 +12,9 @@ from agentstate.errors import DomainError, NotFound, NotPermitted
 from agentstate.kinds import get_kind
 
 from .. import selectors, services, workflow
-from ..requests import request_now
+from ..labels import is_agent
+from ..people import remember
+from ..requests import named_in, request_now
 from ..sentences import refusal
 from ..selectors.grants import watcher_add, watcher_remove, watchers_of
 from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset
@@ -31,6 +33,7 @@ def _task(user, task_id):
 def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
     kind = get_kind(task.kind)
     now = request_now(task)
+    remember([event.actor for event in task.events.all() if not is_agent(event.actor)] + named_in([now]))
     is_requester = selectors.is_requester(user, task)
     can_amend = is_requester and task.state in workflow.AMENDABLE and now.number is not None
     if can_amend and change is None:

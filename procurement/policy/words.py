@@ -7,6 +7,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
+from ..people import people_labels, person_label, remember
 from .chain import Decision, StepView, chain_view
 
 ROLES = {"manager": pgettext_lazy("approval role", "department manager"),
@@ -26,7 +27,7 @@ def role_label(role: str) -> str:
 
 def step_who(step: StepView) -> str:
     """"department manager (any one of: bob, frank)"."""
-    what = role_label(step.role) if step.role else step.user
+    what = role_label(step.role) if step.role else person_label(step.user)
     if step.handed_to:
         what = role_label(step.handed_to)
     people = pgettext("list separator", ", ").join(step.people)
@@ -39,7 +40,7 @@ def step_who(step: StepView) -> str:
 
 def decision_words(decision: Decision) -> str:
     when = date_format(timezone.localtime(decision.at), "Y-m-d H:i") if decision.at else ""
-    parts = {"who": decision.decided_by, "for": decision.on_behalf_of, "when": when}
+    parts = {"who": person_label(decision.decided_by), "for": person_label(decision.on_behalf_of), "when": when}
     if decision.on_behalf_of:
         sentence = {"approve": _("%(who)s approved on behalf of %(for)s, %(when)s"),
                     "reject": _("%(who)s rejected on behalf of %(for)s, %(when)s"),
@@ -54,35 +55,47 @@ def _own_request_notes(step: dict) -> list[str]:
     """Why the requester is not on a step: it covers a step only she could have decided, or it went
     to the next level up without her."""
     notes = [_("Also decides in place of the %(role)s step: %(name)s is the requester, and nobody decides "
-               "their own request.") % {"role": role_label(covered["role"]), "name": covered["requester"]}
+               "their own request.") % {"role": role_label(covered["role"]), "name": person_label(covered["requester"])}
              for covered in step.get("covers", [])]
     instead = step.get("in_place_of") or ({"role": step["role"], "requester": step["without_requester"]}
                                           if step.get("handed_to") else None)
     if instead:
         notes.append(_("In place of the %(role)s: %(name)s is the requester, and nobody decides their own "
-                       "request.") % {"role": role_label(instead["role"]), "name": instead["requester"]})
+                       "request.") % {"role": role_label(instead["role"]), "name": person_label(instead["requester"])})
     elif step.get("without_requester") and not step.get("covers"):
         notes.append(_("%(name)s is the requester and does not decide this step.") % {
-            "name": step["without_requester"]})
+            "name": person_label(step["without_requester"])})
     return notes
+
+
+def _named(approval, steps) -> list[str]:
+    """Every username the chain's words name, to look their names up at once."""
+    names = [name for step in steps for name in (step.user, *step.people, *step.offered)]
+    names += [name for step in steps for d in step.decisions for name in (d.decided_by, d.on_behalf_of)]
+    for frozen in approval.chain or ():
+        names += [frozen.get("without_requester", "")] + [c["requester"] for c in frozen.get("covers", [])]
+        names.append((frozen.get("in_place_of") or {}).get("requester", ""))
+    return names
 
 
 def chain_lines(approval, stand_ins=()) -> list[dict]:
     """The chain as the page shows it: one entry per step, current step marked; its people read
-    「bob（代理人 dave）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
+    「Bob Wang（代理人 Dave Huang）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
     from ..requests import stand_in_words
 
+    steps = chain_view(approval)
+    remember(_named(approval, steps) + [delegate for _, delegate in stand_ins])
     lines = []
-    for step in chain_view(approval):
+    for step in steps:
         frozen = approval.chain[step.number - 1] if approval.chain else {}
         if frozen.get("handed_to"):
             step = replace(step, handed_to=frozen["handed_to"])
-        if step.status == "pending" and stand_ins:
-            step = replace(step, people=[stand_in_words(person, stand_ins) for person in step.people])
+        running = stand_ins if step.status == "pending" else ()
+        step = replace(step, people=[stand_in_words(person, running) for person in step.people])
         extra = _own_request_notes(frozen)
         if step.offered:
             extra.append(_("Waited too long: also offered to %(people)s.") % {
-                "people": pgettext("list separator", ", ").join(step.offered)})
+                "people": pgettext("list separator", ", ").join(people_labels(step.offered))})
         elif step.escalate_after_seconds and step.status in ("pending", "waiting"):
             extra.append(_("If it waits more than %(hours)s hours, it is offered to the backup.") % {
                 "hours": f"{step.escalate_after_seconds / 3600:g}"})

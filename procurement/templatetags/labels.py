@@ -2,6 +2,7 @@
 from django import template
 
 from procurement import labels, sentences
+from procurement.people import person_label
 
 register = template.Library()
 
@@ -43,8 +44,14 @@ def event_label(event) -> str:
 
 @register.filter
 def actor_label(actor) -> str:
-    """A person's username, or 「代理程式」/"the agent" for the worker's host:pid and the runtime."""
+    """A person by name (procurement.people), or 「代理程式」/"the agent" for the worker's host:pid and the runtime."""
     return labels.actor_label(actor or "")
+
+
+@register.filter
+def person(who) -> str:
+    """`{{ approval.decided_by|person }}`: a user or a username by full name, else username (procurement.people)."""
+    return person_label(who)
 
 
 @register.filter

@@ -41,7 +41,7 @@ def test_awaiting_approval__requisition_id_and_who_decides(demo, erp, eager):
     requisition = Receipt.objects.get(task_id=session.task_id, operation="erp.requisition.create")
     result = talk(session, demo["alice"], "where is my request?")
     assert "waiting for approval" in result.reply and f"ERP requisition {requisition.external_id}: Confirmed" \
-        in result.reply and "approval by bob or frank" in result.reply
+        in result.reply and "approval by Bob Wang or Frank Chang" in result.reply
     assert "done" not in result.reply
 
 

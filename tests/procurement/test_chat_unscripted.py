@@ -23,8 +23,8 @@ def waiting(demo, erp, eager):
 def test_where_is_it_and_who_has_it_get_the_status_with_the_approvers(demo, waiting, question):
     result = talk(open_session(demo["alice"]), demo["alice"], question)
     assert result.action == "status" and waiting.purchase_request.number in result.reply
-    assert ("等待核准" in result.reply or "waiting for approval" in result.reply) and "bob" in result.reply \
-        and "frank" in result.reply
+    assert ("等待核准" in result.reply or "waiting for approval" in result.reply) and "Bob Wang" in result.reply \
+        and "Frank Chang" in result.reply
     assert "無法從系統紀錄得知" not in result.reply and "can't tell" not in result.reply and "not sure" not in result.reply
     assert "版" not in result.reply and "version" not in result.reply
 

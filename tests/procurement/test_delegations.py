@@ -50,7 +50,7 @@ def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob
     assert [a["id"] for a in api(demo["dave"]).get(APPROVALS, {"status": "pending"}).json()["results"]] == [
         str(approval.pk)]
     assert "REQ-" in page(demo["dave"], reverse("approval-inbox"))
-    assert "You stand in for bob" in page(demo["dave"], reverse("approval-page", args=[approval.pk]))
+    assert "You stand in for Bob Wang" in page(demo["dave"], reverse("approval-page", args=[approval.pk]))
 
     response = decide(demo["dave"], approval)
     assert response.status_code == 200, response.json()
@@ -61,10 +61,10 @@ def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob
     task.refresh_from_db()
     assert task.state == "externally_confirmed"
     zh = page(demo["bob"], reverse("approval-page", args=[approval.pk]), "zh-hant")
-    assert "dave 代 bob 核准" in zh and "dave 代 bob" in zh
-    assert "dave approved on behalf of bob" in page(demo["bob"], reverse("approval-page", args=[approval.pk]))
+    assert "Dave Huang 代 Bob Wang 核准" in zh
+    assert "Dave Huang approved on behalf of Bob Wang" in page(demo["bob"], reverse("approval-page", args=[approval.pk]))
     timeline = page(demo["alice"], reverse("task-page", args=[task.pk]), "zh-hant")
-    assert "代 bob 簽核" in timeline
+    assert "代 Bob Wang 簽核" in timeline
     # bob may not decide it again in person: it is decided, and it was his step.
     assert decide(demo["bob"], approval).status_code == 409
 
@@ -128,8 +128,8 @@ def test_only_the_delegator_ends_a_delegation(demo):
 
 
 @pytest.mark.parametrize("language, message, saved", [
-    ("en", "You cannot delegate to yourself.", "dave decides for you from"),
-    ("zh-hant", "不能指定自己為代理人。", "dave 自")])
+    ("en", "You cannot delegate to yourself.", "Dave Huang decides for you from"),
+    ("zh-hant", "不能指定自己為代理人。", "Dave Huang 自")])
 def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, language, message, saved):
     client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(demo["bob"])
@@ -152,8 +152,8 @@ def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, langua
 
 
 @pytest.mark.parametrize("language, waiting, chain", [
-    ("en", "Waiting for approval by bob (or dave, standing in)", "bob (or dave, standing in)"),
-    ("zh-hant", "等待 bob（代理人 dave）", "bob（代理人 dave）")])
+    ("en", "Waiting for approval by Bob Wang (or Dave Huang, standing in)", "Bob Wang (or Dave Huang, standing in)"),
+    ("zh-hant", "等待 Bob Wang（代理人 Dave Huang）", "Bob Wang（代理人 Dave Huang）")])
 def test_while_bob_is_away_the_requester_and_the_chain_name_dave_standing_in(demo, erp, eager, language, waiting,
                                                                               chain):
     task = submit(demo["alice"], SMALL)
@@ -165,7 +165,7 @@ def test_while_bob_is_away_the_requester_and_the_chain_name_dave_standing_in(dem
     assert chain in page(demo["bob"], reverse("approval-page", args=[approval.pk]), language)
 
 
-@pytest.mark.parametrize("language, words", [("en", "you decide on behalf of bob"), ("zh-hant", "您代 bob 簽核")])
+@pytest.mark.parametrize("language, words", [("en", "you decide on behalf of Bob Wang"), ("zh-hant", "您代 Bob Wang 簽核")])
 def test_daves_inbox_row_says_he_decides_on_behalf_of_bob(demo, erp, eager, language, words):
     submit(demo["alice"], SMALL)
     assert words not in page(demo["dave"], reverse("approval-inbox"), language)
@@ -234,6 +234,6 @@ def test_a_page_reads_todays_delegations_once(demo, erp, eager):
     for url in (reverse("my-requests"), reverse("task-page", args=[task.pk])):
         with CaptureQueriesContext(connection) as queries:
             body = client.get(url).content.decode()
-        assert "Waiting for approval by bob (or dave, standing in)" in body
+        assert "Waiting for approval by Bob Wang (or Dave Huang, standing in)" in body
         reads = [q["sql"] for q in queries.captured_queries if 'FROM "procurement_delegation"' in q["sql"]]
         assert len(reads) == 1, reads

@@ -76,5 +76,5 @@ def test_the_page_says_when_a_step_escalates_and_to_whom_it_was_offered(demo, er
     waited(approval, 25)
     tasks.escalate_approvals()
     text = client.get(url).content.decode()
-    assert "Waited too long: also offered to frank." in text and 'name="decision"' in text
+    assert "Waited too long: also offered to Frank Chang." in text and 'name="decision"' in text
     assert isinstance(datetime.fromisoformat(Approval.objects.get(pk=approval.pk).chain[0]["offered_at"]), datetime)

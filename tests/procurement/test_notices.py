@@ -259,7 +259,7 @@ def test_alice_hears_when_someone_else_cancels_her_request_but_not_when_she_does
     services.request_cancel(task_id=theirs.pk, user=demo["carol"], reason="Duplicate of last week's order")
     services.request_cancel(task_id=mine.pk, user=alice)
     [notice] = Notice.objects.filter(recipient=alice, kind="cancelled")
-    assert notice.task_id == theirs.pk and "carol" in notice.text and "Duplicate of last week's order" in notice.text
+    assert notice.task_id == theirs.pk and "Carol Wu" in notice.text and "Duplicate of last week's order" in notice.text
 
 
 def test_a_cancel_too_late_tells_alice_the_order_stands_and_sends_the_supplier_the_order(demo, erp, eager,

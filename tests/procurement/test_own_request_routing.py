@@ -84,7 +84,7 @@ def test_when_only_the_requester_could_decide_a_step_it_goes_to_review_saying_so
     assert reason == ("only carol, the requester, could decide step 3 of the approval chain; nobody decides their "
                       "own request")
     [notice] = Notice.objects.filter(recipient=demo["carol"], kind="needs_review")
-    assert "only carol, the requester, could decide step 3" in notice.text
+    assert "only Carol Wu, the requester, could decide step 3" in notice.text  # by her name, as pages name her
 
 
 def test_the_review_reason_reads_in_chinese(demo, erp, eager):
@@ -93,7 +93,7 @@ def test_the_review_reason_reads_in_chinese(demo, erp, eager):
     user_language_set(user=demo["carol"], language="zh-hant")
     task = submit(demo["carol"], LARGE)
     [notice] = Notice.objects.filter(recipient=demo["carol"], kind="needs_review")
-    assert "申請人" in notice.text and "carol" in notice.text and "requester" not in notice.text
+    assert "申請人 Carol Wu 本人" in notice.text and "requester" not in notice.text
     events = api(demo["carol"], "zh-hant").get(f"/api/v1/tasks/{task.pk}/").json()["events"]
     assert events
 
@@ -117,7 +117,7 @@ def test_bob_standing_in_for_frank_still_never_decides_his_own_request(demo, erp
 
 def test_the_approver_taking_bob_step_hears_it_comes_to_them_because_bob_made_it(demo, erp, eager):
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
-    assert "bob made this request" not in Notice.objects.get(recipient=demo["frank"], kind="approval_new").text
+    assert "Bob Wang made this request" not in Notice.objects.get(recipient=demo["frank"], kind="approval_new").text
     assert decide(demo["frank"], approval).status_code == 200
     notice = Notice.objects.get(recipient=demo["carol"], kind="approval_new")
-    assert "bob made this request and does not decide their own request, so it comes to you." in notice.text
+    assert "Bob Wang made this request and does not decide their own request, so it comes to you." in notice.text

@@ -42,7 +42,7 @@ def decision(approval, **overrides):
 def test_inbox_lists_the_pending_approval_with_total_and_time_left(approval, demo):
     page = client_for(demo["bob"]).get(reverse("approval-inbox"))
     body = page.content.decode()
-    assert page.status_code == 200 and "2 × Laptop" in body and "NT$" in body and "alice" in body
+    assert page.status_code == 200 and "2 × Laptop" in body and "NT$" in body and "Alice Lin" in body
 
 
 def test_inbox_runs_a_fixed_number_of_queries_however_many_approvals(approval, demo, django_assert_num_queries):
@@ -104,7 +104,7 @@ def test_a_stale_click_names_both_versions_and_decides_nothing(approval, demo):
     body = page.content.decode()
     assert page.status_code == 409 and "This request changed since you opened it" in body
     assert f"v{approval.state_version} →" in body
-    assert "alice · Amended: amended to revision 2" in body  # what changed, and who changed it
+    assert "Alice Lin · Amended: amended to revision 2" in body  # what changed, and who changed it
     current = Approval.objects.get(task=approval.task, status="pending")
     assert reverse("approval-page", args=[current.pk]) in body and f"current version (v{current.state_version})" in body
     assert Approval.objects.filter(task=approval.task, status="approved").count() == 0
@@ -130,8 +130,8 @@ def test_approval_page_queries_do_not_grow_with_lines_or_versions(approval, demo
     # 11: the header counts unread notices; the chain's decisions come in one query; the click is
     # re-checked against bob's membership in one more; the department and its holds give the
     # budget outlook in two; 12 since the current step's running delegations (one query) name the
-    # delegate standing in.
-    with django_assert_num_queries(12) as first:
+    # delegate standing in; 13 since the people it names are named by their full names, read in one query.
+    with django_assert_num_queries(13) as first:
         client.get(reverse("approval-page", args=[approval.pk]))
     services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[
         {"description": item, "quantity": 1} for item in ["Laptop", "Monitor", "Keyboard", "USB-C dock", "Office chair"]])
@@ -230,7 +230,7 @@ def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo,
     body = page_for(demo["bob"], approval).content.decode()
     for words in (task.purchase_request.number, "new hires in March", "NT$80,000",
                   "within the Engineering manager's limit of NT$100,000",
-                  "Routed to: bob, frank", 'href="#quotes"', 'id="quotes"',
+                  "Routed to: Bob Wang, Frank Chang", 'href="#quotes"', 'id="quotes"',
                   reverse("task-page", args=[task.pk])):
         assert words in body, words
     zh = page_for(demo["bob"], approval, "zh-hant").content.decode()
@@ -243,7 +243,7 @@ def test_above_the_managers_limit_the_page_shows_the_chain_manager_then_director
     approval = Approval.objects.get(task=task, status="pending")
     body = page_for(demo["frank"], approval).content.decode()
     assert "needs the approval chain below, step by step" in body
-    assert "department manager (any one of: bob)" in body and "director (any one of: frank)" in body
+    assert "department manager (any one of: Bob Wang)" in body and "director (any one of: Frank Chang)" in body
     assert 'name="decision"' not in body  # the director's step comes second
     assert 'name="decision"' in page_for(demo["bob"], approval).content.decode()
 
@@ -287,7 +287,7 @@ def test_a_stale_click_says_what_changed_in_chinese_without_event_codes(approval
     services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
     page = client.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
     body = page.content.decode()
-    assert page.status_code == 409 and "alice · 已修改：修改為第 2 版" in body and "· amend" not in body
+    assert page.status_code == 409 and "Alice Lin · 已修改：修改為第 2 版" in body and "· amend" not in body
 
 
 def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approval, demo):

@@ -57,7 +57,7 @@ def links(body):
 def test_a_row_shows_requester_department_purpose_total_time_left_and_why_it_came(demo, erp, eager):
     approval = submit(demo, why="new hires for the platform team")
     body = client_for(demo["bob"]).get(INBOX).content.decode()
-    for words in ("alice", "Engineering", "new hires for the platform team", "NT$", "left",
+    for words in ("Alice Lin", "Engineering", "new hires for the platform team", "NT$", "left",
                   "up to NT$100,000 (10 萬): department manager", reverse("approval-page", args=[approval.pk])):
         assert words in body, words
 
@@ -84,7 +84,7 @@ def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):
     assert "1 × USB-C dock" in pending and "Laptop" not in pending and "Keyboard" not in pending
     decided = bob.get(INBOX, {"tab": "decided"}).content.decode()
     assert "2 × Laptop" in decided and "3 × Keyboard" in decided and "USB-C dock" not in decided
-    assert "Returned for revision" in decided and "bob, " in decided
+    assert "Returned for revision" in decided and "Bob Wang, " in decided
     everything = bob.get(INBOX, {"tab": "all"}).content.decode()
     assert all(words in everything for words in ("2 × Laptop", "3 × Keyboard", "1 × USB-C dock"))
 
@@ -144,8 +144,8 @@ def test_csv_export_has_the_current_list_with_its_filters(three, demo):
     by_items = {row[1]: row for row in rows[1:]}
     laptops = by_items["2 × Laptop"]
     assert laptops[0] == three["laptops"].task.purchase_request.number
-    assert laptops[2] == "alice" and laptops[4] == "new hires" and laptops[6] == "Approved"
-    assert laptops[5] == three["laptops"].scope["total"] and laptops[10] == "bob"
+    assert laptops[2] == "Alice Lin" and laptops[4] == "new hires" and laptops[6] == "Approved"
+    assert laptops[5] == three["laptops"].scope["total"] and laptops[10] == "Bob Wang"
     assert laptops[13] == three["laptops"].task.data["purchase_order"]["id"]
     assert by_items["3 × Keyboard"][12] == "only two, please"
 

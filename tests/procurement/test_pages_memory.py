@@ -153,7 +153,7 @@ def test_the_entry_page_shows_provenance_history_as_a_diff_and_the_requests_that
     body = listed(page)
     assert page.status_code == 200 and "<html" in body
     assert "Prefers quotes as <del>PDF</del><ins>Excel</ins>" in body
-    assert "written by carol" in body and "by carol at" in body and "alice asked" in body
+    assert "written by Carol Wu" in body and "by Carol Wu at" in body and "alice asked" in body
     assert f'href="/tasks/{used.pk}/"' in body
 
 
@@ -378,7 +378,7 @@ def test_the_memory_pages_speak_traditional_chinese_when_asked(entries, demo):
     client.force_login(demo["carol"])
     assert "代理記得的事" in listed(client.get(reverse("memory-list")))
     body = listed(client.get(url("memory-entry", entries["pdf"])))
-    assert "更正此項目" in body and "歷史版本" in body and "由 carol 撰寫" in body
+    assert "更正此項目" in body and "歷史版本" in body and "由 Carol Wu 撰寫" in body
 
 
 def test_the_delete_preview_and_the_entrys_codes_read_in_traditional_chinese(entries, used, demo):
@@ -389,5 +389,5 @@ def test_the_delete_preview_and_the_entrys_codes_read_in_traditional_chinese(ent
     preview = visible_text(listed(client.get(url("memory-delete", entries["pdf"]))))
     assert "內容會永久刪除。" in preview and "同時會刪除1 份對話摘要。" in preview
     assert "使用中" in preview and "偏好" in preview
-    leftover = english_words(preview, [entries["pdf"].content, *demo])
+    leftover = english_words(preview, [entries["pdf"].content, *demo, *(u.get_full_name() for u in demo.values())])
     assert leftover == []

@@ -13,30 +13,30 @@ ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 ONE_LAPTOP = [{"description": "Laptop", "quantity": 1}]
 FOUR_LAPTOPS = [{"description": "Laptop", "quantity": 4}]
-NAMES = ["bob", "frank", "alice", "carol", "Bob Wang", "team equipment"]
+NAMES = ["bob", "frank", "alice", "carol", "Bob Wang", "Frank Chang", "Alice Lin", "Carol Wu", "team equipment"]
 
 
 def test_the_chain_reads_who_takes_bob_step_in_english(demo, erp, eager):
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
-    assert "director (any one of: frank)" in text and "finance (any one of: carol)" in text
-    assert "In place of the department manager: bob is the requester, and nobody decides their own request." in text
+    assert "director (any one of: Frank Chang)" in text and "finance (any one of: Carol Wu)" in text
+    assert "In place of the department manager: Bob Wang is the requester, and nobody decides their own request." in text
     assert "in_place_of" not in text and "without_requester" not in text
 
 
 def test_on_his_large_request_the_director_reads_he_covers_bob_step(demo, erp, eager):
     approval = pending(submit(demo["bob"], LARGE))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
-    assert ("Also decides in place of the department manager step: bob is the requester, and nobody decides their "
+    assert ("Also decides in place of the department manager step: Bob Wang is the requester, and nobody decides their "
             "own request.") in text
     chinese = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **ZH)
-    assert "同時代替「部門主管」這一關核准：bob 是申請人" in chinese
+    assert "同時代替「部門主管」這一關核准：Bob Wang 是申請人" in chinese
 
 
 def test_the_director_reads_it_in_chinese(demo, erp, eager):
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **ZH)
-    assert "代替部門主管核准：bob 是申請人，任何人都不能核准自己的請購。" in text
+    assert "代替部門主管核准：Bob Wang 是申請人，任何人都不能核准自己的請購。" in text
     assert english_words(text, names=NAMES) == [], english_words(text, names=NAMES)
     assert state_codes(text) == []
 
@@ -45,28 +45,28 @@ def test_within_bob_limit_the_step_reads_director_in_place_of_the_manager_in_bot
     approval = pending(submit(demo["bob"], ONE_LAPTOP))
     url = reverse("approval-page", args=[approval.pk])
     english = page(demo["frank"], url, **EN)
-    assert "director (any one of: frank)" in english and "department manager (any one" not in english
-    assert "In place of the department manager: bob is the requester, and nobody decides their own request." \
+    assert "director (any one of: Frank Chang)" in english and "department manager (any one" not in english
+    assert "In place of the department manager: Bob Wang is the requester, and nobody decides their own request." \
         in english
     chinese = page(demo["frank"], url, **ZH)
     assert "申請人" in chinese
     assert english_words(chinese, names=NAMES) == [], english_words(chinese, names=NAMES)
 
 
-@pytest.mark.parametrize("headers, words", [(EN, "Waiting for approval by frank"), (ZH, "frank")])
+@pytest.mark.parametrize("headers, words", [(EN, "Waiting for approval by Frank Chang"), (ZH, "Frank Chang")])
 def test_bob_own_request_page_says_it_waits_for_frank(demo, erp, eager, headers, words):
     task = submit(demo["bob"], FOUR_LAPTOPS)
     text = page(demo["bob"], reverse("task-page", args=[task.pk]), **headers)
     assert words in text
     home = page(demo["bob"], reverse("my-requests"), **headers)
-    assert "frank" in home and "Waiting for approval by bob" not in home
+    assert "Frank Chang" in home and "Waiting for approval by Bob Wang" not in home
 
 
 def test_a_request_only_the_requester_could_decide_says_why_it_is_in_review_in_both_languages(demo, erp, eager):
     task = submit(demo["carol"], LARGE)
     url = reverse("task-page", args=[task.pk])
     english = page(demo["carol"], url, **EN)
-    assert "only carol, the requester, could decide step 3 of the approval chain" in english
+    assert "only Carol Wu, the requester, could decide step 3 of the approval chain" in english
     chinese = page(demo["carol"], url, **ZH)
     assert "申請人" in chinese and "the requester" not in chinese
 
@@ -80,7 +80,7 @@ def test_the_approval_page_never_offers_bob_as_a_stand_in_on_his_own_request(dem
     Delegation.objects.create(delegator=demo["frank"], delegate=demo["bob"], starts=today, ends=today)
     approval = pending(submit(demo["bob"], FOUR_LAPTOPS))
     text = page(demo["frank"], reverse("approval-page", args=[approval.pk]), **EN)
-    assert "director (any one of: frank)" in text and "standing in" not in text
+    assert "director (any one of: Frank Chang)" in text and "standing in" not in text
     client = Client(**EN)
     client.force_login(demo["bob"])
     html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()

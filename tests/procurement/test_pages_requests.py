@@ -52,14 +52,14 @@ def test_home_lists_her_requests_made_by_api_with_number_total_state_and_whom_it
     task = submit(demo["alice"])
     body = client_for(demo["alice"]).get(reverse("home")).content.decode()
     assert number_of(task) in body and "2 × Laptop" in body and "NT$73,290" in body
-    assert "Waiting for approval" in body and re.search(r"Waiting for approval by bob.* since \d\d:\d\d", body)
+    assert "Waiting for approval" in body and re.search(r"Waiting for approval by Bob Wang.* since \d\d:\d\d", body)
     assert reverse("task-page", args=[task.pk]) in body
 
 
 def test_home_in_chinese_reads_in_chinese(demo, erp, eager):
     submit(demo["alice"])
     body = client_for(demo["alice"], **ZH).get(reverse("home")).content.decode()
-    assert "我的請購" in body and "等待核准" in body and re.search(r"等待 bob.* 核准，自 \d\d:\d\d", body)
+    assert "我的請購" in body and "等待核准" in body and re.search(r"等待 Bob Wang.* 核准，自 \d\d:\d\d", body)
     assert "awaiting_approval<" not in body and "Waiting for" not in body
 
 
@@ -154,7 +154,7 @@ def test_new_request_errors_are_in_chinese_for_a_chinese_reader(demo):
 def test_request_page_shows_number_state_waiting_and_the_three_totals(demo, erp, eager):
     task = submit(demo["alice"])
     body = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk])).content.decode()
-    assert number_of(task) in body and "Waiting for approval by bob" in body
+    assert number_of(task) in body and "Waiting for approval by Bob Wang" in body
     assert "NT$69,800" in body and "NT$3,490" in body and "NT$73,290" in body
 
 
@@ -169,7 +169,7 @@ def test_request_page_links_her_conversations(demo, erp, eager):
 def test_a_returned_request_shows_the_managers_question_verbatim_and_an_answer_form(demo, erp, eager):
     task = returned(submit(demo["alice"]), demo["bob"], comment="Is one laptop enough? 一台夠嗎？")
     body = client_for(demo["alice"], **ZH).get(reverse("task-page", args=[task.pk])).content.decode()
-    assert "bob 詢問" in body and "Is one laptop enough? 一台夠嗎？" in body and "送出我的回覆" in body
+    assert "Bob Wang 詢問" in body and "Is one laptop enough? 一台夠嗎？" in body and "送出我的回覆" in body
 
 
 def test_answering_revises_the_request_and_sends_it_back_to_approval(demo, erp, eager):

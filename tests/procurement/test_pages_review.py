@@ -52,7 +52,7 @@ def test_the_queue_in_traditional_chinese_shows_no_raw_state_code(in_review, dem
 
     assert "工作佇列" in html and "再次查詢 ERP" in html
     assert ">needs_review<" not in html
-    assert "工程部 · alice" in html and "ENG · alice" not in html, "the department by its name"
+    assert "工程部 · Alice Lin" in html and "ENG · " not in html, "the department by its name"
 
 
 def test_the_htmx_fragment_is_the_queue_only(in_review, demo):

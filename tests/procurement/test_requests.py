@@ -38,7 +38,7 @@ def test_an_awarded_request_has_priced_lines_totals_and_waits_for_bobs_approval(
     assert now.waiting_on.kind == "approval" and "bob" in now.waiting_on.people
     assert now.justification == "two new hires" and now.po_number is None and now.question is None
     with translation.override("zh-hant"):
-        assert re.fullmatch(r"等待 .*bob.* 核准，自 \d\d:\d\d", now.waiting_on.text())
+        assert re.fullmatch(r"等待 Bob Wang 或 Frank Chang 核准，自 \d\d:\d\d", now.waiting_on.text())
         assert now.state_label == "等待核准"
 
 

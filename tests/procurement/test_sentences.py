@@ -36,7 +36,7 @@ def zh():
     (_ask_unknown(["monitor arm"], ["Laptop", "Monitor"]),
      "我們沒有「monitor arm」的報價。可以採購的品項有：筆電、螢幕。能否改寫成其中一項，或從請購中移除？"),
 ])
-def test_the_agents_sentences_read_in_zh_hant(zh, written, read):
+def test_the_agents_sentences_read_in_zh_hant(zh, db, written, read):
     assert sentences.readable(written) == read
 
 
@@ -56,10 +56,13 @@ def test_an_agent_sentence_nobody_listed_is_not_shown_in_zh_hant_but_is_in_engli
         assert sentences.event_reason(event("socket timeout talking to 10.0.0.7")) == "socket timeout talking to 10.0.0.7"
 
 
-def test_the_worker_reads_as_the_agent_and_a_person_by_name(zh):
+def test_the_worker_reads_as_the_agent_and_a_person_by_name(zh, db, make_user):
+    make_user("alice", first_name="Alice", last_name="Lin")
+    make_user("frank")
     assert labels.actor_label("web-1:4242") == "代理程式"
     assert labels.actor_label("recovery") == "代理程式"
-    assert labels.actor_label("alice") == "alice"
+    assert labels.actor_label("alice") == "Alice Lin"  # her full name, as notices name her
+    assert labels.actor_label("frank") == "frank"  # no full name: the username
     with translation.override("en"):
         assert labels.actor_label("web-1:4242") == "the agent"
 
@@ -123,7 +126,7 @@ def test_a_refused_checkpoint_reads_in_chinese_by_its_sentence_or_its_code(zh):
     assert labels.event_label("checkpoint_refused") == "已暫停：儲存的狀態未通過驗證"
 
 
-def test_the_people_a_step_went_to_are_listed_the_way_the_reader_lists(zh):
+def test_the_people_a_step_went_to_are_listed_the_way_the_reader_lists(zh, db):
     assert sentences.readable("routed to manager: bob, frank") == "送交主管核准：bob、frank"
     with translation.override("en"):
         assert sentences.readable("routed to manager: bob, frank") == "routed to the manager: bob, frank"
