@@ -1,7 +1,7 @@
 """`{{ task.state|state_label }}` and friends: codes shown as words (procurement.labels)."""
 from django import template
 
-from procurement import labels, sentences
+from procurement import ages, labels, sentences
 from procurement.people import person_label
 
 register = template.Library()
@@ -111,3 +111,9 @@ def line_words(line) -> str:
 def department_label(department) -> str:
     """`{{ dept|department_label }}`: 「工程部」 / "Engineering" for the demo's ENG; any other name as stored."""
     return labels.department_label(department)
+
+
+@register.filter
+def age(since) -> str:
+    """`{{ row.created_at|age }}`: 「12 分鐘」, "12 minutes" (procurement.ages), where Django's timesince says 「12 分」."""
+    return ages.age(since)

@@ -2,12 +2,14 @@
 import csv
 import io
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from openpyxl import load_workbook
 
 from agentstate.models import Approval
@@ -76,6 +78,14 @@ def test_a_three_step_request_gives_its_own_rules_threshold_not_the_managers_lim
     submit(demo, item="Laptop", quantity=109)  # NT$3,994,305: the over-NT$1,000,000 rule
     body = client_for(demo["bob"], language).get(INBOX).content.decode()
     assert words in body and "NT$100,000" not in body, body[body.find("<tbody"):][:1500]
+
+
+@pytest.mark.parametrize("language, words, wrong", [("zh-hant", "已等 12 分鐘", "12 分<"), ("en", "for 12 minutes", "")])
+def test_a_row_says_how_long_it_has_waited_in_minutes_in_both_languages(demo, erp, eager, language, words, wrong):
+    approval = submit(demo)
+    Approval.objects.filter(pk=approval.pk).update(created_at=timezone.now() - timedelta(minutes=12, seconds=30))
+    body = client_for(demo["bob"], language).get(INBOX).content.decode().replace("\xa0", " ")
+    assert words in body and (not wrong or wrong not in body)
 
 
 def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):
