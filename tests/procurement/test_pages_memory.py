@@ -373,6 +373,18 @@ def test_without_a_csrf_token_no_form_does_anything(entries, demo, name, data):
     assert (pdf.status, pdf.version, pdf.content) == ("active", 1, "Prefers quotes as PDF")
 
 
+@pytest.mark.parametrize("language, words", [("zh-hant", "原因：alice asked"), ("en", "Reason: alice asked")])
+def test_a_versions_reason_follows_its_label_the_way_the_language_writes_it(entries, demo, language, words):
+    from .page_text import visible_text
+
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["carol"])
+    csrf_post(client, url("memory-correct", entries["pdf"]), {"content": "Prefers quotes as Excel",
+                                                              "reason": "alice asked", "version": 1})
+    text = visible_text(listed(client.get(url("memory-entry", entries["pdf"]))))
+    assert words in text and "原因: " not in text
+
+
 def test_the_memory_pages_speak_traditional_chinese_when_asked(entries, demo):
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["carol"])
