@@ -243,6 +243,11 @@ def item_label(description) -> str:
     return str(ITEM_NAMES[item]) if item else text
 
 
+def item_names(descriptions) -> str:
+    """Items named in the active language and listed: "Laptop, Monitor", 「筆電、螢幕」."""
+    return pgettext("list separator", ", ").join(item_label(d) for d in descriptions or ())
+
+
 def line_words(line) -> str:
     """One line of a request (a dict or an object with `description` and `quantity`): "2 × Laptop",
     「筆電 × 2」; an open quantity reads "?"."""

@@ -96,6 +96,11 @@ def item_label(description) -> str:
 
 
 @register.filter
+def item_names(descriptions) -> str:
+    return labels.item_names(descriptions)
+
+
+@register.filter
 def items_summary(lines) -> str:
     """`{{ now.lines|items_summary }}`: 「筆電 × 2、螢幕 × 1」 / "2 × Laptop, 1 × Monitor"."""
     return labels.items_summary(lines)

@@ -145,6 +145,15 @@ def test_a_zh_hant_requester_gets_zh_hant_mail_and_notices_and_the_approver_engl
     assert ": 2 × Laptop, NT$73,290 incl. tax" in to_bob.body and "筆電" not in to_bob.body
 
 
+def test_the_order_notice_names_the_supplier_right_after_the_chinese_words(demo, erp, eager):
+    task = submit(demo["alice"])
+    decide(task, demo["bob"], "approve")
+    supplier = Approval.objects.get(task=task, status="approved").scope["supplier"]["name"]
+    notice = Notice.objects.get(recipient=demo["alice"], kind="po_issued")
+    assert f"，供應商為{supplier}。" in notice.text_in("zh-hant")
+    assert f" from {supplier}." in notice.text_in("en")
+
+
 def test_a_zh_hant_approver_reads_the_items_of_a_new_approval_in_chinese(demo, erp, eager, mailoutbox):
     user_language_set(user=demo["bob"], language="zh-hant")
     submit(demo["alice"], lines=[{"description": "Laptop", "quantity": 2}, {"description": "USB-C dock", "quantity": 1}])

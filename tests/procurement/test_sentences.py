@@ -23,8 +23,7 @@ def zh():
 
 
 @pytest.mark.parametrize("written, read", [
-    ("awarded to Hsinchu Tech Supply 新竹科技供應: NT$73,290 incl. tax",
-     "決標給 Hsinchu Tech Supply 新竹科技供應：含稅 NT$73,290"),
+    ("awarded to 新竹科技供應股份有限公司: NT$73,290 incl. tax", "決標給新竹科技供應股份有限公司：含稅 NT$73,290"),
     ("routed to director: frank", "送交處長核准：frank"),
     ("NT$1,050,000 of budget reserved", "已保留預算 NT$1,050,000 (105 萬)"),
     ("ERP purchase order PO-000123 issued", "已在 ERP 開立採購單 PO-000123"),
@@ -41,9 +40,9 @@ def test_the_agents_sentences_read_in_zh_hant(zh, db, written, read):
 
 
 def test_a_split_question_names_who_quotes_what(zh):
-    offers = [_Offer("Alpha", quotes={"Laptop": 1}), _Offer("Beta", quotes={"Office chair": 1})]
+    offers = [_Offer("新竹科技供應", quotes={"Laptop": 1}), _Offer("高雄辦公家具", quotes={"Office chair": 1})]
     read = sentences.readable(_ask_split(["Laptop", "Office chair"], offers))
-    assert read.startswith("沒有一家供應商同時報價 筆電、辦公椅（Alpha 報價 筆電；Beta 報價 辦公椅）")
+    assert read.startswith("沒有一家供應商同時報價筆電、辦公椅（新竹科技供應報價筆電；高雄辦公家具報價辦公椅）")
 
 
 def test_a_persons_comment_is_shown_as_written(zh):
@@ -138,3 +137,12 @@ def test_a_department_the_agent_names_by_code_reads_by_its_name(demo, zh):
         "NT$6,000,000 (600 萬) 超過工程部所有核准上限"
     assert sentences.readable("NT$6,000,000 is above every approval limit for XYZ").endswith("超過XYZ所有核准上限")
     assert sentences.readable("You no longer hold the manager role for OPS.") == "您已不再擔任營運部的部門主管。"
+
+
+def test_the_chat_names_a_supplier_and_the_items_right_after_the_chinese_words():
+    from procurement.chat.phrases import say
+
+    assert say("po_issued", "zh", number="REQ-2026-00001", po="PO-000123", what="筆電 × 2",
+               supplier="新竹科技供應股份有限公司", total="NT$73,290") == \
+        "REQ-2026-00001 的採購單號是 PO-000123：向新竹科技供應股份有限公司採購筆電 × 2，含稅 NT$73,290。"
+    assert say("amended", "zh", what="筆電 × 1", revision=2).startswith("已修改為筆電 × 1，目前是第 2 版")
