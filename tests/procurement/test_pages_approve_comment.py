@@ -1,17 +1,21 @@
-"""The requester's own pages show no internal version numbers; a manager reading the same request
-still sees which version each approval was bound to."""
+"""A manager approves from the page with an optional comment, and the requester reads it in her
+notice and on her request page; the requester's own pages show no internal version numbers."""
 import re
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from agentstate.models import Approval
 from procurement import services
+from procurement.language import user_language_set
+from procurement.models import Notice
 
 from .page_text import visible_text
 from .policy_support import pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
+HX = {"HTTP_HX_REQUEST": "true"}
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 TWO_LAPTOPS = [{"description": "Laptop", "quantity": 2}]
@@ -22,6 +26,84 @@ def client_for(user, **headers):
     client.force_login(user)
     return client
 
+
+def approval_page(client, approval) -> str:
+    page = client.get(reverse("approval-page", args=[approval.pk]))
+    assert page.status_code == 200
+    return page.content.decode()
+
+
+def approve_on_the_page(client, approval, comment="", **extra):
+    """The approve form as the page renders it, filled in: its hidden fields and the comment box."""
+    html = approval_page(client, approval)
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="approve".*?</form>', html, re.S).group(0)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+    assert '<textarea id="approve-comment" name="comment"' in form  # the comment box is in the approve form
+    return client.post(reverse("approval-decide", args=[approval.pk]), fields | {"comment": comment}, **extra)
+
+
+def alices_notice(demo, language) -> str:
+    """The approved notice as her notices page shows it, in the language she reads it in."""
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["alice"])
+    text = visible_text(client.get(reverse("notices")).content.decode())
+    [notice] = Notice.objects.filter(recipient=demo["alice"], kind="approved")
+    assert notice.text_in(language) in text
+    return notice.text_in(language)
+
+
+@pytest.mark.parametrize("language, headers, label", [
+    ("zh-hant", ZH, "給申請人的意見（選填）"), ("en", EN, "Comment for the requester (optional)")])
+def test_the_approve_form_offers_an_optional_comment_box_in_both_languages(demo, erp, eager, language, headers,
+                                                                            label):
+    approval = pending(submit(demo["alice"], TWO_LAPTOPS))
+    text = visible_text(approval_page(client_for(demo["bob"], **headers), approval))
+    assert label in text
+    # the three forms say alike what their box is for
+    assert ("駁回原因（必填）" if language == "zh-hant" else "Reason for rejecting (required)") in text
+    assert ("退回修改：需要修改什麼？（必填）" if language == "zh-hant"
+            else "Return for revision: what should change? (required)") in text
+
+
+@pytest.mark.parametrize("language, words", [
+    ("zh-hant", "Bob Wang 已核准您的請購 {number}（筆電 × 2，含稅 NT$73,290），並附上意見：「請週五前交貨」。"),
+    ("en", "Bob Wang approved your request {number} (2 × Laptop, NT$73,290 incl. tax) with the comment "
+           "“請週五前交貨”.")])
+def test_a_comment_given_on_approve_reaches_the_requesters_notice(demo, erp, eager, mailoutbox, language, words):
+    user_language_set(user=demo["alice"], language=language)
+    task = submit(demo["alice"], TWO_LAPTOPS)
+    approval = pending(task)
+    answer = approve_on_the_page(client_for(demo["bob"]), approval, comment="請週五前交貨", **HX)
+    assert answer.status_code == 200 and "請週五前交貨" in answer.content.decode()
+    assert Approval.objects.get(pk=approval.pk).comment == "請週五前交貨"
+    number = task.purchase_request.number
+    assert words.format(number=number) in alices_notice(demo, language)
+    [mail] = [m for m in mailoutbox if m.to == ["alice@example.com"] and number in m.subject and
+              ("核准" in m.subject or "approved" in m.subject)]
+    assert "請週五前交貨" in mail.body
+
+
+@pytest.mark.parametrize("language, words", [
+    ("zh-hant", "Bob Wang 已核准您的請購 {number}（筆電 × 2，含稅 NT$73,290）。採購單正在送往 ERP。"),
+    ("en", "Bob Wang approved your request {number} (2 × Laptop, NT$73,290 incl. tax). The purchase order is "
+           "being sent to the ERP.")])
+def test_approving_without_a_comment_quotes_nothing(demo, erp, eager, language, words):
+    user_language_set(user=demo["alice"], language=language)
+    task = submit(demo["alice"], TWO_LAPTOPS)
+    assert approve_on_the_page(client_for(demo["bob"]), pending(task)).status_code == 200
+    text = alices_notice(demo, language)
+    assert words.format(number=task.purchase_request.number) in text
+    assert "「」" not in text and "“”" not in text and "意見" not in text and "comment" not in text
+
+
+def test_the_requester_reads_the_approvers_comment_on_her_request_page_without_version_numbers(demo, erp, eager):
+    task = submit(demo["alice"], TWO_LAPTOPS)
+    approve_on_the_page(client_for(demo["bob"]), pending(task), comment="請週五前交貨")
+    for headers, approved in ((ZH, "已核准"), (EN, "Approved")):
+        text = visible_text(client_for(demo["alice"], **headers).get(reverse("task-page", args=[task.pk]))
+                            .content.decode())
+        assert f"{approved} · Bob Wang — “請週五前交貨”" in text
+        assert re.findall(r"\bv\d+\b", text) == [], re.findall(r".{20}\bv\d+\b", text)
 
 def test_a_pending_request_shows_its_requester_no_version_on_her_page_or_her_list(demo, erp, eager):
     task = submit(demo["alice"], TWO_LAPTOPS)
