@@ -159,7 +159,8 @@ def decide(request, approval_id):
             if approval.status == "pending":  # one step of a longer chain
                 context |= {"approval": approval, "step_recorded": True} | chain_context(request.user, approval)
             else:
-                context |= {"approval": approval, "decided": approval, "just_decided": True}
+                context |= {"approval": approval, "decided": approval, "just_decided": True} | chain_context(
+                    request.user, approval)
         except NotFound:
             raise Http404("No such approval.")
         except DomainError as exc:

@@ -1,5 +1,6 @@
 """A manager approves from the page with an optional comment, and the requester reads it in her
-notice and on her request page; the requester's own pages show no internal version numbers."""
+notice; the chain on the page moves on in place after a click; the requester's own page shows no
+internal version numbers."""
 import re
 
 import pytest
@@ -105,6 +106,7 @@ def test_the_requester_reads_the_approvers_comment_on_her_request_page_without_v
         assert f"{approved} · Bob Wang — “請週五前交貨”" in text
         assert re.findall(r"\bv\d+\b", text) == [], re.findall(r".{20}\bv\d+\b", text)
 
+
 def test_a_pending_request_shows_its_requester_no_version_on_her_page_or_her_list(demo, erp, eager):
     task = submit(demo["alice"], TWO_LAPTOPS)
     services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
@@ -117,3 +119,39 @@ def test_a_pending_request_shows_its_requester_no_version_on_her_page_or_her_lis
     # the manager reading the same request still sees which version each approval was bound to
     bob_reads = visible_text(client_for(demo["bob"]).get(reverse("task-page", args=[task.pk])).content.decode())
     assert re.search(r"Pending v\d+", bob_reads)
+
+
+MIDDLE = [{"description": "Laptop", "quantity": 4}]  # above bob's limit: bob's step, then frank's
+
+
+@pytest.mark.parametrize("headers, waiting, done", [(EN, "waiting now", "approved"), (ZH, "等待中", "已核准")])
+def test_after_a_step_is_approved_the_chain_on_the_page_moves_on_in_place(demo, erp, eager, headers, waiting, done):
+    approval = pending(submit(demo["alice"], MIDDLE))
+    bob = client_for(demo["bob"], **headers)
+    answer = approve_on_the_page(bob, approval, **HX).content.decode()
+    # the page's own chain (id="approval-chain") comes back out of band: step 1 done, step 2 waits now
+    chain = re.search(r'<section id="approval-chain"[^>]*hx-swap-oob="true".*?</section>', answer, re.S)
+    assert chain, answer
+    steps = re.findall(r'<li class="chain-step step-(\w+)"', chain.group(0))
+    assert steps == ["approved", "pending"]
+    words = visible_text(chain.group(0))
+    assert done in words and waiting in words and "Frank Chang" in words
+    assert answer.count('id="approval-chain"') == 1  # one chain: the page's, replaced
+
+
+@pytest.mark.parametrize("headers, words", [(EN, "Approval: Approved"), (ZH, "簽核結果：已核准")])
+def test_the_final_approval_also_swaps_the_chain_with_the_title_and_badge(demo, erp, eager, headers, words):
+    approval = pending(submit(demo["alice"], MIDDLE))
+    approve_on_the_page(client_for(demo["bob"]), approval, **HX)
+    approval.refresh_from_db()
+    answer = approve_on_the_page(client_for(demo["frank"], **headers), approval, **HX).content.decode()
+    assert 'id="approval-title" hx-swap-oob="true"' in answer and words in visible_text(answer)
+    chain = re.search(r'<section id="approval-chain"[^>]*hx-swap-oob="true".*?</section>', answer, re.S)
+    assert chain and re.findall(r'<li class="chain-step step-(\w+)"', chain.group(0)) == ["approved", "approved"]
+    assert "等待中" not in chain.group(0) and "waiting now" not in chain.group(0)
+
+
+def test_without_htmx_the_decision_page_shows_the_chain_inline(demo, erp, eager):
+    approval = pending(submit(demo["alice"], MIDDLE))
+    html = approve_on_the_page(client_for(demo["bob"]), approval).content.decode()
+    assert 'id="approval-chain"' in html and "hx-swap-oob" not in html
