@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -78,7 +78,7 @@ def approval_context(user, approval) -> dict:
         "department_name": (labels.department_label(purchase.department) if purchase
                             else approval.scope.get("department")),
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
-        "routed_to": people_labels((approval.rule or {}).get("usernames", [])),
+        "routed_to": pgettext("list separator", ", ").join(people_labels((approval.rule or {}).get("usernames", []))),
         "over_cap": bool(purchase and purchase.budget is not None
                          and Decimal(approval.scope.get("total") or 0) > purchase.budget),
         "comparison": award.get("comparison", []) if same_award else [],
@@ -105,13 +105,21 @@ def chain_context(user, approval) -> dict:
             acting_for = person_label(get_user_model().objects.filter(pk=behalf).first())
     amounts = rule.get("policy_amounts")
     # The rule in words (its department and amounts), not its name: admins name rules in one language.
-    words = (f"{rule.get('department', '')} · {amount_words(amounts)}" if amounts else "")
+    words = (f"{_department_words(approval, rule.get('department', ''))} · {amount_words(amounts)}" if amounts else "")
     current = approval.chain[approval.step] if approval.chain and approval.status == "pending" else {}
     # The requester standing in for someone on her own request's chain is no stand-in for it.
     requester = approval.task.initiator.get_username()
     stand_ins = tuple(pair for pair in active_stand_ins(current.get("usernames", [])) if pair[1] != requester)
     return {"chain": chain_lines(approval, stand_ins), "policy_version": rule.get("policy_version"),
             "policy_rule": words, "acting_for": acting_for}
+
+
+def _department_words(approval, code: str) -> str:
+    """The rule's department by name (工程部), from the request when it is the same department."""
+    department = getattr(getattr(approval.task, "purchase_request", None), "department", None)
+    if department is not None and department.code == code:
+        return labels.department_label(department)
+    return labels.department_code_label(code)
 
 
 class DecisionForm(forms.Form):

@@ -235,6 +235,7 @@ def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo,
         assert words in body, words
     zh = page_for(demo["bob"], approval, "zh-hant").content.decode()
     assert "用途" in zh and "申請人自訂的預算上限" in zh and "因此由部門主管簽核" in zh
+    assert "送交：Bob Wang、Frank Chang（任一位簽核即可）" in zh  # names, joined as Chinese lists them
 
 
 def test_above_the_managers_limit_the_page_shows_the_chain_manager_then_director(demo, erp, eager):

@@ -73,7 +73,17 @@ def test_task_page_shows_state_diagram_receipts_and_timeline_in_words(task, demo
     body = client_for(demo["alice"]).get(reverse("task-page", args=[task.pk])).content.decode()
     assert 'aria-current="step">Waiting for approval' in body
     assert "ERP requisition" in body and "REQ-" in body and "Sent for approval" in body
-    assert "routed to the manager: bob" in body
+    assert "routed to the manager: Bob Wang" in body
+
+
+@pytest.mark.parametrize("language, change, wrong", [
+    ("zh-hant", "開始處理</strong><span class=\"muted\">（已收到 → 處理中）</span>", "(草稿 → 已收到)"),
+    ("en", "<span class=\"muted\"> (Draft → Received)</span>", "（Draft")])
+def test_the_timeline_puts_a_state_change_in_the_readers_parentheses(task, demo, language, change, wrong):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["alice"])
+    body = client.get(reverse("task-page", args=[task.pk])).content.decode()
+    assert change in body and wrong not in body
 
 
 def test_only_an_admin_sees_the_raw_codes_under_details(task, demo):
