@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from agentstate.models import Session, Turn
 from procurement import services
+from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -84,6 +85,17 @@ def test_the_timeline_puts_a_state_change_in_the_readers_parentheses(task, demo,
     client.force_login(demo["alice"])
     body = client.get(reverse("task-page", args=[task.pk])).content.decode()
     assert change in body and wrong not in body
+
+
+@pytest.mark.parametrize("language, status, wrong", [("zh-hant", "（進行中）", "(進行中)"), ("en", "(Active)", "（")])
+def test_the_conversation_a_request_came_from_is_named_with_its_state_in_the_readers_parentheses(
+        session, demo, language, status, wrong):
+    alice = Client(HTTP_ACCEPT_LANGUAGE=language)
+    alice.force_login(demo["alice"])
+    alice.post(reverse("chat-message", args=[session.pk]), {"text": "I need 2 monitors for the new hires"})
+    session.refresh_from_db()
+    text = visible_text(alice.get(reverse("task-page", args=[session.task_id])).content.decode())
+    assert status in text and wrong not in text
 
 
 def test_only_an_admin_sees_the_raw_codes_under_details(task, demo):
