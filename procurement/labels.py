@@ -282,6 +282,12 @@ def department_label(department) -> str:
     return str(DEPARTMENT_NAMES.get((code, name), name)) or code
 
 
+def department_with_code(department) -> str:
+    """A department named and coded as its reader writes it: 「工程部（ENG）」, "Engineering (ENG)"."""
+    return pgettext("a department and its code", "%(name)s (%(code)s)") % {
+        "name": department_label(department), "code": getattr(department, "code", "")}
+
+
 # The same, said when it is rendered (a notice's context, like items_summary_lazy).
 department_label_lazy = lazy(department_label, str)
 

@@ -79,7 +79,7 @@ class NewRequestForm(forms.Form):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         departments = list(Department.objects.filter(memberships__user=user).distinct().order_by("code"))
-        self.fields["department"].choices = [(dept.code, f"{labels.department_label(dept)} ({dept.code})")
+        self.fields["department"].choices = [(dept.code, labels.department_with_code(dept))
                                              for dept in departments]
         if len(departments) == 1:
             self.fields["department"].initial = departments[0].code

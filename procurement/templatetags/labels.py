@@ -119,6 +119,12 @@ def department_label(department) -> str:
 
 
 @register.filter
+def department_with_code(department) -> str:
+    """`{{ dept|department_with_code }}`: 「工程部（ENG）」 / "Engineering (ENG)"."""
+    return labels.department_with_code(department)
+
+
+@register.filter
 def age(since) -> str:
     """`{{ row.created_at|age }}`: 「12 分鐘」, "12 minutes" (procurement.ages), where Django's timesince says 「12 分」."""
     return ages.age(since)
