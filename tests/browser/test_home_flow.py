@@ -39,7 +39,7 @@ def test_alice_sees_her_api_request_at_home_and_the_po_arrives_without_a_reload(
     expect(row).to_contain_text("筆電 × 2")  # her pages are in zh-Hant, the default
     expect(row).to_contain_text("NT$73,290")
     expect(row).to_contain_text("等待核准")
-    expect(row).to_contain_text("等待 bob")
+    expect(row).to_contain_text("等待 Bob Wang")
     fits(alice)
     ARTIFACTS.mkdir(exist_ok=True)
     alice.screenshot(path=str(ARTIFACTS / "home-zh-390.png"), full_page=True)
@@ -68,7 +68,7 @@ def test_alice_answers_bobs_return_on_the_request_page_and_it_goes_back_to_appro
                              state_version=approval.state_version, scope_hash=approval.scope_hash)
     alice = signed_in("alice", viewport=PHONE)
     alice.locator(f'tr[data-request="{made_by_api.pk}"]').get_by_role("link").click()
-    expect(alice.locator(".question")).to_contain_text("bob 詢問")
+    expect(alice.locator(".question")).to_contain_text("Bob Wang 詢問")
     expect(alice.locator(".question")).to_contain_text("一台就夠了嗎？")
     fits(alice)
     alice.locator("#id_lines-0-quantity").fill("0")

@@ -1,5 +1,5 @@
 """Issue #12's Done-when, in the browser at phone size: bob names dave his delegate for this
-week and dave approves an ENG request, shown 「dave 代 bob 核准」; a NT$1,200,000 request goes
+week and dave approves an ENG request, shown 「Dave Huang 代 Bob Wang 核准」; a NT$1,200,000 request goes
 manager → director → finance (bob, frank, carol), in order, before anything is ordered."""
 import pytest
 from playwright.sync_api import expect
@@ -30,18 +30,18 @@ def test_bob_delegates_to_dave_for_this_week_and_dave_approves_on_his_behalf(dem
     fits(bob)
     bob.select_option("#id_delegate", "dave")
     bob.get_by_role("button", name="儲存代理設定").click()  # from today to today: the form's defaults
-    expect(bob.get_by_text("dave 自")).to_be_visible()
+    expect(bob.get_by_text("Dave Huang 自")).to_be_visible()
 
     dave = signed_in("dave", viewport=PHONE)
     dave.select_option("#lang", "zh-hant")
     expect(dave.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
     dave.get_by_role("link", name="筆電 × 2").click()
-    expect(dave.get_by_text("您是 bob 的代理人")).to_be_visible()
+    expect(dave.get_by_text("您是 Bob Wang 的代理人")).to_be_visible()
     fits(dave)
     dave.get_by_role("button", name="核准").first.click()
-    expect(dave.get_by_role("status")).to_contain_text("dave 代 bob")
+    expect(dave.get_by_role("status")).to_contain_text("Dave Huang 代 Bob Wang")
     dave.goto(f"{live_server.url}/approvals/{Approval.objects.get(task=task).pk}/")
-    expect(dave.locator(".chain")).to_contain_text("dave 代 bob 核准")
+    expect(dave.locator(".chain")).to_contain_text("Dave Huang 代 Bob Wang 核准")
     fits(dave)
     ARTIFACTS.mkdir(exist_ok=True)
     dave.screenshot(path=str(ARTIFACTS / "delegate-approved-zh-390.png"), full_page=True)
@@ -64,9 +64,9 @@ def test_a_1_2_million_request_goes_manager_director_finance_in_order(demo, erp,
         assert (state == "awaiting_approval") if step < 3 else state in ("submitted", "externally_confirmed")
         assert (erp.purchase_orders() == []) if step < 3 else True
     page.goto(url)
-    expect(page.locator(".chain")).to_contain_text("bob approved")
-    expect(page.locator(".chain")).to_contain_text("frank approved")
-    expect(page.locator(".chain")).to_contain_text("carol approved")
+    expect(page.locator(".chain")).to_contain_text("Bob Wang approved")
+    expect(page.locator(".chain")).to_contain_text("Frank Chang approved")
+    expect(page.locator(".chain")).to_contain_text("Carol Wu approved")
     page.screenshot(path=str(ARTIFACTS / "chain-approved-390.png"), full_page=True)
 
 
