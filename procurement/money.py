@@ -1,15 +1,18 @@
-"""Money as people here read it: NT$ with thousands separators, large sums also in 萬.
+"""Money as people here read it: NT$ with thousands separators, large sums also in 萬 for a
+reader of Chinese.
 
 One formatter for pages, mail, chat and change summaries (`{{ value|ntd }}` in templates)."""
 from decimal import Decimal, InvalidOperation
+
+from django.utils.translation import get_language
 
 WAN = Decimal(10_000)
 
 
 def ntd(value) -> str:
-    """NT$73,500; cents only when there are any (NT$10.30); from 100,000 up also in 萬:
-    NT$1,234,500 (123.45 萬); a negative sum has its sign first: -NT$198,115 (-19.81 萬).
-    Nothing known is "—"."""
+    """NT$73,500; cents only when there are any (NT$10.30); from 100,000 up, in Chinese, also in
+    萬: 「NT$1,234,500（123.45 萬）」, where English has no such unit: "NT$1,234,500". A negative
+    sum has its sign first: 「-NT$198,115（-19.81 萬）」. Nothing known is "—"."""
     if value in (None, ""):
         return "—"
     try:
@@ -23,5 +26,7 @@ def ntd(value) -> str:
     text = f"{sign}NT${amount:,.{places}f}"
     if amount >= 100_000:
         wan = (amount / WAN).quantize(Decimal("0.01")).normalize()
-        text += f" ({sign}{wan:f} 萬)"
+        # A unit of Chinese numbers, in Chinese parentheses; English reads the sum alone.
+        if (get_language() or "").lower().startswith("zh"):
+            text += f"（{sign}{wan:f} 萬）"
     return text

@@ -22,7 +22,7 @@ from agentstate.errors import Conflict
 from agentstate.receipts import receipt_record
 
 from . import erp, steps
-from .labels import OPERATION_LABELS, label
+from .labels import OPERATION_LABELS, department_label, label
 from .models import BudgetReservation, Notification
 from .money import ntd
 from .queueing import enqueue_advance, notify_on_commit
@@ -134,7 +134,7 @@ def cancel_preview(task: Task) -> dict:
                                                        ).select_related("department").first()
         if reservation is not None:
             undo.append(_("%(amount)s of %(department)s's budget will be released.") % {
-                "amount": ntd(reservation.amount), "department": reservation.department.code})
+                "amount": ntd(reservation.amount), "department": department_label(reservation.department)})
     check = [_("%(what)s: result pending verification. The ERP is asked first; if it holds the order, nothing is "
                "cancelled.") % {"what": label(OPERATION_LABELS, r.operation)} for r in receipts if r.status in IN_DOUBT]
     return {"undo": undo, "cannot_undo": cannot, "check_first": check}

@@ -18,6 +18,7 @@ from agentstate.timetravel import IRREVERSIBLE, Effect
 from . import erp, steps, workflow
 from .budget import LIVE as LIVE_HOLDS
 from .budget import budget_release
+from .labels import department_label
 from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
 from .money import ntd
 from .numbering import request_number_next
@@ -130,7 +131,7 @@ class PurchaseHooks:
         if reservation is not None:
             effects.append(Effect(BUDGET_RESERVE, str(reservation.pk), BUDGET_RELEASE, ref=str(reservation.pk),
                                   text=_("%(amount)s of %(department)s's budget will be released.") % {
-                                      "amount": ntd(reservation.amount), "department": reservation.department.code}))
+                                      "amount": ntd(reservation.amount), "department": department_label(reservation.department)}))
         for n in Notification.objects.filter(task_id=task.pk, created_at__gt=checkpoint.created_at).exclude(
                 status=Notification.Status.QUEUED):
             effects.append(Effect(EMAIL, n.message_id, IRREVERSIBLE, ref=str(n.pk),

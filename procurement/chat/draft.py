@@ -6,6 +6,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.translation import pgettext_lazy
 
 from ..labels import department_code_label, item_label
@@ -97,8 +98,12 @@ def describe_lines(lines: list[dict], lang: str) -> str:
 
 
 def money(value) -> str:
-    """NT$ without decimals; large sums also in 萬 (one format with the pages)."""
-    return ntd(value)
+    """NT$ without decimals; large sums also in 萬 for a Chinese reader (one format with the
+    pages). Rendered in the language of the sentence it goes into: say() renders in the chat's."""
+    return _ntd_when_said(value)
+
+
+_ntd_when_said = lazy(ntd, str)
 
 
 def estimate(lines: list[dict]) -> tuple[Decimal, Decimal] | None:

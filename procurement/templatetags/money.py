@@ -1,4 +1,4 @@
-"""Money and time as people here read them (procurement.money): NT$, large sums also in 萬."""
+"""Money and time as people here read them (procurement.money): NT$, large sums also in 萬 in Chinese."""
 from django import template
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -10,7 +10,7 @@ register = template.Library()
 
 @register.filter
 def ntd(value) -> str:
-    """NT$73,500; from 100,000 up also in 萬: NT$1,234,500 (123.45 萬)."""
+    """NT$73,500; from 100,000 up, in Chinese, also in 萬: 「NT$1,234,500（123.45 萬）」."""
     return money.ntd(value)
 
 

@@ -25,7 +25,7 @@ def zh():
 @pytest.mark.parametrize("written, read", [
     ("awarded to 新竹科技供應股份有限公司: NT$73,290 incl. tax", "決標給新竹科技供應股份有限公司：含稅 NT$73,290"),
     ("routed to director: frank", "送交處長核准：frank"),
-    ("NT$1,050,000 of budget reserved", "已保留預算 NT$1,050,000 (105 萬)"),
+    ("NT$1,050,000 of budget reserved", "已保留預算 NT$1,050,000（105 萬）"),
     ("ERP purchase order PO-000123 issued", "已在 ERP 開立採購單 PO-000123"),
     ("erp.purchase_order.issue: result pending verification (timed out)", "採購單：結果待確認"),
     ("erp.requisition.create unknown → confirmed", "ERP 請購單：結果待確認 → 已確認"),
@@ -134,7 +134,7 @@ def test_the_people_a_step_went_to_are_listed_the_way_the_reader_lists(zh, db):
 @pytest.mark.django_db
 def test_a_department_the_agent_names_by_code_reads_by_its_name(demo, zh):
     assert sentences.readable("NT$6,000,000 is above every approval limit for ENG") == \
-        "NT$6,000,000 (600 萬) 超過工程部所有核准上限"
+        "NT$6,000,000（600 萬） 超過工程部所有核准上限"
     assert sentences.readable("NT$6,000,000 is above every approval limit for XYZ").endswith("超過XYZ所有核准上限")
     assert sentences.readable("You no longer hold the manager role for OPS.") == "您已不再擔任營運部的部門主管。"
 
