@@ -9,6 +9,7 @@ from agentstate.errors import NotPermitted
 from agentstate.models import Receipt, Task, TaskEvent
 
 from .. import workflow
+from ..labels import department_code_label
 from .roles import deciding_memberships
 from .tasks import task_for
 
@@ -46,7 +47,7 @@ def review_task_for(*, user, task_id) -> Task:
     task = task_for(user, task_id)  # 404 for anyone who may not see it
     if not may_review(user, task):
         raise NotPermitted(_("Only an admin or a manager of %(department)s may act on a request in review.")
-                           % {"department": task.tenant})
+                           % {"department": department_code_label(task.tenant)})
     return task
 
 
