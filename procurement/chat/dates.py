@@ -128,6 +128,11 @@ TABLE = [
      lambda m, t: t + timedelta(days={"明天": 1, "明日": 1, "後天": 2, "大後天": 3}.get(m["w"] or "", 0))),
     (rf"\b(?:by|before|until|for)\s+(?P<w0>today|tonight)\b|{EN_CUE}\b(?P<w>tomorrow|the day after tomorrow)\b",
      lambda m, t: t + timedelta(days=0 if m["w0"] else 1 if m["w"].lower() == "tomorrow" else 2)),
+    # 昨天前, 前天就要, "by yesterday": a day gone (asked about); only with a deadline's word, so
+    # 「昨天說的筆電」 is no date at all
+    (r"(?P<w>昨天|昨日|前天)(?=\s*(?:之前|以前|前|就要|要用|要到|就該|該到))"
+     rf"{ZH_END}|\b(?:by|before|until)\s+(?P<en>yesterday)\b",
+     lambda m, t: t - timedelta(days=2 if m["w"] == "前天" else 1)),
     # 這週五, 下週三, 下下週一, 下個禮拜五, 週五; 上週五 is a day gone (asked about)
     (rf"(?P<rel>這個?|本|下下個?|下個?|上上個?|上個?)?(?:週|周|星期|禮拜|礼拜)(?P<wd>[一二三四五六日天]){ZH_END}",
      lambda m, t: _coming(t, ZH_WEEKDAYS[m["wd"]]) if m["rel"] is None

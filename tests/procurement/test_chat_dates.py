@@ -77,6 +77,9 @@ def test_a_need_by_phrase_is_read_as_a_day(text, day):
     ("上週五前要", "2026-11-27"),      # not the coming Friday
     ("11/20 前要", "2026-11-20"),
     ("before Nov 20", "2026-11-20"),
+    ("其實昨天就要了", "2026-11-30"),
+    ("前天前就該到", "2026-11-29"),
+    ("I needed them by yesterday", "2026-11-30"),
 ])
 def test_a_day_gone_by_is_read_as_it_was_said(text, day):
     assert need_by(text, TUESDAY).day.isoformat() == day
@@ -84,7 +87,8 @@ def test_a_day_gone_by_is_read_as_it_was_said(text, day):
 
 @pytest.mark.parametrize("text", [
     "我今天想買兩台筆電", "I need 2 monitors for marketing 5", "27 吋螢幕 2 台", "1,000 keyboards", "10-15 台",
-    "monitor arms", "I need 2 laptops", "給新人報到用", "一個月的預算",
+    "monitor arms", "I need 2 laptops", "給新人報到用", "一個月的預算", "昨天說的那兩台筆電", "三天前問過",
+    "yesterday I asked for a laptop", "目前天氣很冷",
 ])
 def test_words_that_are_no_deadline_give_no_day(text):
     assert need_by(text, TUESDAY) is None
