@@ -32,7 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "guardian",
     "django_htmx",
-    "axes",
+    "procurement.borrowed_words.AxesConfig",  # django-axes, named in the reader's language
     "agentstate",
     "procurement",
 ]
