@@ -17,7 +17,7 @@ from agentstate.codewords import coded_filter, column, task_column, use_labels
 from agentstate.errors import DomainError
 from agentstate.models import Task
 
-from . import labels, offboarding, review, services, workflow
+from . import labels, offboarding, review, sentences, services, workflow
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier)
 
@@ -293,7 +293,7 @@ class TaskAdmin(EngineTaskAdmin):
             try:
                 self.message_user(request, run(task))
             except DomainError as refused:
-                self.message_user(request, f"{task.pk}: {refused}", messages.ERROR)
+                self.message_user(request, f"{task.pk}: {sentences.refusal(refused)}", messages.ERROR)
         return None
 
 
@@ -307,6 +307,7 @@ class UserAdmin(DjangoUserAdmin):
     confirmed on a page that says what it does."""
 
     actions = ["offboard", "erase"]
+    ACTION_TITLES = {"offboard": gettext_lazy("Offboard"), "erase": gettext_lazy("Erase")}
 
     @admin.action(description=gettext_lazy("Offboard (account off, tokens revoked, open requests cancelled)"),
                   permissions=["change"])
@@ -326,8 +327,9 @@ class UserAdmin(DjangoUserAdmin):
 
     def _confirm(self, request, queryset, action, service, consequence):
         if "apply" not in request.POST:
+            title = _("Confirm: %(action)s") % {"action": self.ACTION_TITLES[action]}
             return TemplateResponse(request, "admin/auth/user/offboard.html", {
-                **self.admin_site.each_context(request), "title": _("Confirm: %(action)s") % {"action": action},
+                **self.admin_site.each_context(request), "title": title,
                 "people": queryset, "consequence": consequence, "action": action, "opts": self.model._meta,
                 "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME})
         for person in queryset:
@@ -335,6 +337,6 @@ class UserAdmin(DjangoUserAdmin):
                 service(user=person, by=request.user)
                 self.message_user(request, _("%(user)s: done.") % {"user": person.get_username()})
             except DomainError as refused:
-                self.message_user(request, f"{person.get_username()}: {refused}", messages.ERROR)
+                self.message_user(request, f"{person.get_username()}: {sentences.refusal(refused)}", messages.ERROR)
         return None
 from .policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)

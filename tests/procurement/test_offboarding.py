@@ -14,6 +14,8 @@ from procurement.offboarding import REDACTED, user_erase, user_offboard
 from tests.agentstate.memory_support import where_text_is
 from tests.engine_support import task_in_state
 
+from .page_text import visible_text
+
 
 pytestmark = pytest.mark.django_db
 SAID = "qx9 please always ship to the Hsinchu office"
@@ -144,6 +146,9 @@ def test_the_admin_erases_a_person_after_a_confirmation_page(alices_world, demo)
     chosen = {"action": "erase", "_selected_action": [demo["alice"].pk]}
     asked = client.post("/admin/auth/user/", chosen)
     assert asked.status_code == 200 and "cannot be undone" in asked.content.decode()
+    assert "Confirm: Erase" in asked.content.decode()
+    in_chinese = client.post("/admin/auth/user/", chosen, HTTP_ACCEPT_LANGUAGE="zh-hant").content.decode()
+    assert "確認：抹除" in in_chinese and "erase" not in visible_text(in_chinese)
     assert Turn.objects.filter(text=SAID).exists()
     client.post("/admin/auth/user/", chosen | {"apply": "1"})
     assert where_text_is("qx9") == []
