@@ -10,7 +10,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.models import Group
 
 from agentstate.admin import TaskAdmin as EngineTaskAdmin
 from agentstate.codewords import coded_filter, column, task_column, use_labels
@@ -297,6 +299,31 @@ class TaskAdmin(EngineTaskAdmin):
         return None
 
 
+class RoleGroupFilter(admin.SimpleListFilter):
+    """The user list's group filter, each role group by its name in the reader's language."""
+    title = gettext_lazy("group")
+    parameter_name = "groups__id__exact"  # the address Django's own groups filter uses
+
+    def lookups(self, request, model_admin):
+        return [(group.pk, labels.role_group_label(group.name)) for group in Group.objects.order_by("name")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(groups__id=self.value()) if self.value() else queryset
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(DjangoGroupAdmin):
+    """Role groups ("ENG manager") read as their reader says them: 「工程部 · 主管」."""
+    list_display = ("role_group",)
+
+    @admin.display(description=gettext_lazy("group"), ordering="name")
+    def role_group(self, group):
+        return labels.role_group_label(group.name)
+
+
 User = get_user_model()
 admin.site.unregister(User)
 
@@ -307,6 +334,7 @@ class UserAdmin(DjangoUserAdmin):
     confirmed on a page that says what it does."""
 
     actions = ["offboard", "erase"]
+    list_filter = ("is_staff", "is_superuser", "is_active", RoleGroupFilter)
     ACTION_TITLES = {"offboard": gettext_lazy("Offboard"), "erase": gettext_lazy("Erase")}
 
     @admin.action(description=gettext_lazy("Offboard (account off, tokens revoked, open requests cancelled)"),

@@ -303,6 +303,19 @@ def department_code_label(code: str) -> str:
 department_code_label_lazy = lazy(department_code_label, str)
 
 
+def role_group_label(name: str) -> str:
+    """A role group (selectors.grants.role_group_name: "ENG manager", "* director") as its reader
+    says it: 「工程部 · 主管」, 「所有部門 · 處長」; a group named by hand stays as written."""
+    from .models import Membership
+
+    code, _space, role = name.partition(" ")
+    if role not in Membership.Role.values or not code:
+        return name
+    where = pgettext("role group", "every department") if code == "*" else department_code_label(code)
+    return pgettext("role group: department · role", "%(department)s · %(role)s") % {
+        "department": where, "role": Membership.Role(role).label}
+
+
 # Approval routes (procurement.selectors.approval_route's `rule`).
 RULE_LABELS = {
     "manager": pgettext_lazy("approval rule", "the manager"),

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -127,3 +128,22 @@ def test_sign_in_protection_and_api_tokens_read_in_chinese_too(every_table, demo
     text = visible_text(client.get(reverse(f"admin:{app}_{name}_changelist")).content.decode())
     assert all(w in text for w in words), text
     assert not {"Access", "Attempt", "Time", "Token", "Tokens", "Filter"} & set(english_words(text)), text
+
+
+def test_role_groups_read_as_department_and_role_in_the_group_list_and_the_user_filter(every_table, demo):
+    """Role groups are stored as "ENG manager" and "* director" (the code relies on those names);
+    an administrator reads them as 「工程部 · 部門主管」 and 「所有部門 · 處長」."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["carol"])
+    groups = visible_text(client.get(reverse("admin:auth_group_changelist")).content.decode())
+    assert "工程部 · 部門主管" in groups and "所有部門 · 處長" in groups, groups
+    assert "ENG manager" not in groups and "* director" not in groups
+    users = client.get(reverse("admin:auth_user_changelist")).content.decode()
+    assert "工程部 · 部門主管" in visible_text(users) and "ENG manager" not in visible_text(users)
+    engineering_managers = Group.objects.get(name="ENG manager")
+    filtered = visible_text(client.get(reverse("admin:auth_user_changelist"),
+                                       {"groups__id__exact": engineering_managers.pk}).content.decode())
+    assert "bob" in filtered and "alice" not in filtered, filtered
+    english = Client(HTTP_ACCEPT_LANGUAGE="en")
+    english.force_login(demo["carol"])
+    assert "Engineering · manager" in visible_text(english.get(reverse("admin:auth_group_changelist")).content.decode())
