@@ -284,7 +284,8 @@ def _purpose(text: str, catalogue) -> str:
 
 
 def _purpose_words(text: str) -> str:
-    text = re.sub(r"^(?:我們|我|請|幫我|這是|有)+|(?<=..)(?:用的|用|的)$", "", text.strip())
+    # 「給新人報到用」 -> 「給新人報到」, but 「到職使用」 keeps its 用
+    text = re.sub(r"^(?:我們|我|請|幫我|這是|有)+|(?<=..)(?<![使應運專公享])(?:用的|用|的)$", "", text.strip())
     text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
     return text.strip(" ,.，。")[:500]
 
@@ -299,7 +300,7 @@ def _justification(text: str) -> str:
     for pattern in JUSTIFY:
         match = pattern.search(text)
         if match:
-            value = re.sub(r"(?<=..)用$", "", match.group("j").strip(" .。"))
+            value = re.sub(r"(?<=..)(?<![使應運專公享])用$", "", match.group("j").strip(" .。"))
             if _says_more_than_department(value):
                 return value[:500]
     return ""

@@ -70,8 +70,11 @@ NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not n
       "先不要送出", "稍等", "等一等", "再想想", "我再想想", "晚點", "晚點再說", "暫時不要", "先暫停", "先不送"}
 THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank you so much", "many thanks", "great thanks",
           "謝謝", "謝謝你", "謝謝您", "感謝", "感謝你", "感謝您", "多謝", "謝啦", "感恩", "謝了"}
-CANCEL = re.compile(r"^(cancel|cancel it|cancel this|cancel that|cancel the request|cancel my request|"
-                    r"never mind|nevermind|forget it|取消|取消申請|取消這筆|取消這個|取消這筆申請|不用了|算了|不買了)$")
+# The whole message, after normalised(): one cancel word, or two said together (「算了取消」,
+# "never mind, cancel it"), with a softening word before or after (「那就取消吧」, 「算了不買了啦」).
+_CANCEL_WORD = (r"(?:cancel(?: it| this| that| the request| my request)?|never mind|nevermind|forget it|"
+                r"取消(?:申請|這筆(?:申請)?|這個|掉|好了)?|不用了|算了|不買了)")
+CANCEL = re.compile(rf"^(?:(?:那|那就|好吧|唉)\s*)?{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?(?:\s*(?:吧|了|啦|好了))?$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"
                     r"what happened to my)\b|進度|狀態|到哪|怎麼樣了|進行到|處理到")
 CONTINUE = re.compile(r"\b(continue|resume|pick up where|carry on|my last request|where we left off)\b|"

@@ -121,3 +121,14 @@ def test_status_continue_and_standing_instructions(text, status, resume, standin
 ])
 def test_injections_are_recognised_and_plain_questions_are_not(text, kinds):
     assert set(lexicon.injections(text)) == kinds
+
+
+@pytest.mark.parametrize("text", ["算了取消", "算了，取消", "那就取消吧", "never mind, cancel it", "算了不買了啦",
+                                  "取消這筆申請"])
+def test_a_cancel_said_with_a_softening_word_is_a_cancel(text):
+    assert lexicon.is_cancel(text)
+
+
+@pytest.mark.parametrize("text", ["我要取消兩台", "可以取消嗎", "取消嗎？", "cancel the laptops and add monitors", "不要"])
+def test_a_question_or_a_change_about_cancelling_is_not_a_cancel(text):
+    assert not lexicon.is_cancel(text)
