@@ -110,8 +110,12 @@ def chain_context(user, approval) -> dict:
     # The requester standing in for someone on her own request's chain is no stand-in for it.
     requester = approval.task.initiator.get_username()
     stand_ins = tuple(pair for pair in active_stand_ins(current.get("usernames", [])) if pair[1] != requester)
+    # Someone who approved an earlier step of a chain still pending reads that, not "not routed to you".
+    mine = (next((d for d in approval.decisions.all() if user.pk in (d.decided_by_id, d.on_behalf_of_id)), None)
+            if approval.chain and approval.status == "pending" else None)
     return {"chain": chain_lines(approval, stand_ins), "policy_version": rule.get("policy_version"),
-            "policy_rule": words, "acting_for": acting_for}
+            "policy_rule": words, "acting_for": acting_for,
+            "my_step": {"number": mine.step + 1, "at": mine.at} if mine is not None else None}
 
 
 def _department_words(approval, code: str) -> str:

@@ -249,6 +249,20 @@ def test_above_the_managers_limit_the_page_shows_the_chain_manager_then_director
     assert 'name="decision"' in page_for(demo["bob"], approval).content.decode()
 
 
+@pytest.mark.parametrize("language, words", [
+    ("en", "You approved step 1 ("), ("zh-hant", "您已核准第 1 關（")])
+def test_after_approving_step_one_the_manager_reads_that_he_did_not_that_it_was_never_his(demo, erp, eager,
+                                                                                         language, words):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="team laptops",
+                                   lines=[{"description": "Laptop", "quantity": 4}])
+    approval = Approval.objects.get(task=task, status="pending")
+    client_for(demo["bob"]).post(reverse("approval-decide", args=[approval.pk]), decision(approval))
+    body = page_for(demo["bob"], approval, language).content.decode()
+    assert words in body and 'name="decision"' not in body
+    assert "not routed to you" not in body and "不是送交您簽核" not in body
+    assert "You approved step" not in page_for(demo["alice"], approval).content.decode()
+
+
 # -- the decide form's bad input ---------------------------------------------------------------
 
 @pytest.mark.parametrize("language, message", [
