@@ -316,7 +316,7 @@ admin.site.unregister(Group)
 
 @admin.register(Group)
 class GroupAdmin(DjangoGroupAdmin):
-    """Role groups ("ENG manager") read as their reader says them: 「工程部 · 主管」."""
+    """Role groups ("ENG manager") read as their reader says them: 「工程部 · 部門主管」."""
     list_display = ("role_group",)
 
     @admin.display(description=gettext_lazy("group"), ordering="name")

@@ -305,7 +305,7 @@ department_code_label_lazy = lazy(department_code_label, str)
 
 def role_group_label(name: str) -> str:
     """A role group (selectors.grants.role_group_name: "ENG manager", "* director") as its reader
-    says it: 「工程部 · 主管」, 「所有部門 · 處長」; a group named by hand stays as written."""
+    says it: 「工程部 · 部門主管」, 「所有部門 · 處長」; a group named by hand stays as written."""
     from .models import Membership
 
     code, _space, role = name.partition(" ")
