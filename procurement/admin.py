@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group
 
 from agentstate.admin import TaskAdmin as EngineTaskAdmin
 from agentstate.codewords import coded_filter, column, task_column, use_labels
-from agentstate.errors import DomainError
+from agentstate.errors import DomainError, StaleVersion
 from agentstate.models import Task
 
 from . import labels, offboarding, review, sentences, services, workflow
@@ -295,8 +295,14 @@ class TaskAdmin(EngineTaskAdmin):
             try:
                 self.message_user(request, run(task))
             except DomainError as refused:
-                self.message_user(request, f"{task.pk}: {sentences.refusal(refused)}", messages.ERROR)
+                self.message_user(request, f"{task.pk}: {_refusal_words(refused)}", messages.ERROR)
         return None
+
+
+def _refusal_words(refused: DomainError) -> str:
+    """A refusal as the product says it; a task that moved keeps the services' own words, which
+    say in the reader's language where it is now and what moved it (review.what_changed)."""
+    return str(refused) if isinstance(refused, StaleVersion) else sentences.refusal(refused)
 
 
 class RoleGroupFilter(admin.SimpleListFilter):
@@ -365,6 +371,6 @@ class UserAdmin(DjangoUserAdmin):
                 service(user=person, by=request.user)
                 self.message_user(request, _("%(user)s: done.") % {"user": person.get_username()})
             except DomainError as refused:
-                self.message_user(request, f"{person.get_username()}: {sentences.refusal(refused)}", messages.ERROR)
+                self.message_user(request, f"{person.get_username()}: {_refusal_words(refused)}", messages.ERROR)
         return None
 from .policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)

@@ -97,7 +97,7 @@ def test_a_task_that_moved_after_the_confirmation_page_is_refused_and_stays_put(
 
     assert (fresh(task).state, fresh(task).version) == ("needs_review", task.version)
     shown = [str(m) for m in response.wsgi_request._messages]
-    assert any("changed since you opened it; reload to see what changed" in m for m in shown), shown
+    assert any("changed since you looked" in m for m in shown), shown
 
 
 def test_a_task_not_in_review_is_left_alone(carol, demo, erp, eager):
