@@ -129,9 +129,10 @@ class PurchaseHooks:
             task_id=task.pk, status__in=LIVE_HOLDS, created_at__gt=checkpoint.created_at
         ).select_related("department").first()
         if reservation is not None:
+            released = _("%(amount)s of %(department)s's budget will be released.") % {
+                "amount": ntd(reservation.amount), "department": department_label(reservation.department)}
             effects.append(Effect(BUDGET_RESERVE, str(reservation.pk), BUDGET_RELEASE, ref=str(reservation.pk),
-                                  text=_("%(amount)s of %(department)s's budget will be released.") % {
-                                      "amount": ntd(reservation.amount), "department": department_label(reservation.department)}))
+                                  text=released))
         for n in Notification.objects.filter(task_id=task.pk, created_at__gt=checkpoint.created_at).exclude(
                 status=Notification.Status.QUEUED):
             effects.append(Effect(EMAIL, n.message_id, IRREVERSIBLE, ref=str(n.pk),

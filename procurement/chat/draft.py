@@ -97,13 +97,9 @@ def describe_lines(lines: list[dict], lang: str) -> str:
     return listed(parts, lang) or say("no_items", lang)
 
 
-def money(value) -> str:
-    """NT$ without decimals; large sums also in 萬 for a Chinese reader (one format with the
-    pages). Rendered in the language of the sentence it goes into: say() renders in the chat's."""
-    return _ntd_when_said(value)
-
-
-_ntd_when_said = lazy(ntd, str)
+# NT$ without decimals; large sums also in 萬 for a Chinese reader (one format with the pages).
+# Lazy: rendered in the language of the sentence it goes into (say() renders in the chat's).
+money = lazy(ntd, str)
 
 
 def estimate(lines: list[dict]) -> tuple[Decimal, Decimal] | None:

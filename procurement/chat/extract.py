@@ -283,9 +283,12 @@ def _purpose(text: str, catalogue) -> str:
     return ""
 
 
+# A trailing 用 is the "for" of 「給新人報到用」 and goes; in 使用, 應用, 公用… it is part of the word.
+_NOT_A_WORD_WITH_USE = r"(?<![使應運專公享])"
+
+
 def _purpose_words(text: str) -> str:
-    # 「給新人報到用」 -> 「給新人報到」, but 「到職使用」 keeps its 用
-    text = re.sub(r"^(?:我們|我|請|幫我|這是|有)+|(?<=..)(?<![使應運專公享])(?:用的|用|的)$", "", text.strip())
+    text = re.sub(rf"^(?:我們|我|請|幫我|這是|有)+|(?<=..){_NOT_A_WORD_WITH_USE}(?:用的|用|的)$", "", text.strip())
     text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
     return text.strip(" ,.，。")[:500]
 
@@ -300,7 +303,7 @@ def _justification(text: str) -> str:
     for pattern in JUSTIFY:
         match = pattern.search(text)
         if match:
-            value = re.sub(r"(?<=..)(?<![使應運專公享])用$", "", match.group("j").strip(" .。"))
+            value = re.sub(rf"(?<=..){_NOT_A_WORD_WITH_USE}用$", "", match.group("j").strip(" .。"))
             if _says_more_than_department(value):
                 return value[:500]
     return ""
