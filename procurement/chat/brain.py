@@ -28,7 +28,7 @@ DRAFT_FIELDS = {"type": "object", "additionalProperties": False, "minProperties"
                   "description": "The day the requester needs it by (YYYY-MM-DD, Asia/Taipei), today or later."},
     "notes": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 10}}}
 AMEND_FIELDS = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
-    "lines": LINES, "justification": TEXT, "budget": MONEY}}
+    "lines": LINES, "justification": TEXT, "budget": MONEY, "answer": TEXT}}
 NO_ARGS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
@@ -90,7 +90,8 @@ class Amend(Action):
     fields: dict
     name = "amend"
     schema = AMEND_FIELDS
-    description = "Change the submitted request's lines, justification or budget cap (a new version)."
+    description = ("Change the submitted request's lines, justification or budget cap (a new version). While it "
+                   "waits for her answer, `answer` carries her reply to the open question in her own words.")
 
     def args(self):
         return dict(self.fields)

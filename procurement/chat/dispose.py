@@ -171,7 +171,11 @@ def _status(job: Job) -> Outcome:
     action, lang = job.action, job.lang
     if action.topic == "list":
         tasks = facts.my_requests(job.user, open_only=action.open_only)
-        return Outcome(reply=list_reply(tasks, lang, open_only=action.open_only), did="status", task=job.task())
+        # What a request waiting for her answer asks is said with the list, so she can answer it next.
+        asking = [t for t in tasks if t.state == workflow.AWAITING_INPUT]
+        return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only),
+                                  *(change_reply(t, lang) for t in asking)),
+                       did="status", task=job.task(), about=asking[0].id if len(asking) == 1 else "")
     target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change"))
     if not_found:
         return Outcome(reply=not_found, did="status", task=job.task())
@@ -300,7 +304,7 @@ def amend(job: Job) -> Outcome:
     answering = task.state == workflow.AWAITING_INPUT and lines is None
     task = services.request_amend(
         task_id=task.pk, user=job.user, expected_version=task.version, lines=lines,
-        justification=fields.get("justification"),
+        justification=fields.get("justification"), answer=fields.get("answer"),
         budget=Decimal(fields["budget"]) if fields.get("budget") else None)
     what = drafts.describe_lines(facts.view_of(task.pk).lines, job.lang)
     reply = say("answered", job.lang) if answering else say("amended", job.lang, what=what,

@@ -49,7 +49,7 @@ JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\bbecause\s+(?P<j>[^,.;!?]+)",
     r"\bfor\s+(?!(?:this|that|the)\s+(?:time|one|request)\b)(?P<j>[^,.;!?]+?)"
     r"(?=\s*(?:[,.;!?]|$|\b(?:under|below|within|budget|this time|from now on|please)\b))",
-    r"用途\s*(?:改成|改為|是|為|:|：)?\s*(?P<j>[^，,。；;！!？?]+)",
+    r"用途\s*(?:改成|改為|是|為)?\s*[:：]?\s*(?P<j>[^，,。；;！!？?]+)",
     r"(?:給|為了|因為)(?P<j>[^，,。；;！!？?]+?)(?=預算|[，,。；;！!？?]|$)")]
 UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
     rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+"

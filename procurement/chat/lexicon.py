@@ -20,6 +20,8 @@ def language(text: str, previous: str = "") -> str:
     if CJK.search(text):
         return "zh"
     words = LATIN_WORD.findall(text)
+    if previous and len(words) <= 3 and _is_command(normalised(text)):
+        return previous  # "cancel" or "ok" typed in a Chinese conversation is answered in Chinese
     if words and normalised(text) not in NEUTRAL:
         return "en"
     return previous or ("en" if words else "en")
@@ -74,7 +76,10 @@ THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank y
 # "never mind, cancel it"), with a softening word before or after (「那就取消吧」, 「算了不買了啦」).
 _CANCEL_WORD = (r"(?:cancel(?: it| this| that| the request| my request)?|never mind|nevermind|forget it|"
                 r"取消(?:申請|這筆(?:申請)?|這個|掉|好了)?|不用了|算了|不買了)")
-CANCEL = re.compile(rf"^(?:(?:那|那就|好吧|唉)\s*)?{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?(?:\s*(?:吧|了|啦|好了))?$")
+# Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit".
+_CANCEL_BEFORE = r"(?:(?:不對|不是|no|oops|sorry)\s*)?(?:(?:那|那就|好吧|唉)\s*)?(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?"
+_CANCEL_AFTER = r"(?:\s*(?:吧|了|啦|好了))?(?:\s*(?:不是要送出|不是送出|不要送出|not submit(?: it)?|don't submit(?: it)?))?"
+CANCEL = re.compile(rf"^{_CANCEL_BEFORE}{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?{_CANCEL_AFTER}$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"
                     r"what happened to my)\b|進度|狀態|到哪|怎麼樣了|進行到|處理到")
 CONTINUE = re.compile(r"\b(continue|resume|pick up where|carry on|my last request|where we left off)\b|"
@@ -121,6 +126,19 @@ def is_no(text: str) -> bool:
 def is_thanks(text: str) -> bool:
     """Thanks and nothing else: 「好，謝謝」 is a yes with thanks (normalised() trims the tail)."""
     return re.sub(r"[\s.,!?;:~…，。！？；：、「」]+", " ", text.lower()).strip() in THANKS
+
+
+# 「好吧，那我知道了」, "ok, got it": heard, nothing asked; never a new request or a yes.
+ACK = re.compile(r"^(?:(?:好吧|好|喔|哦|嗯|唉|那|ok|okay|alright|oh)\s*)*(?:我)?(?:知道了|了解了?|瞭解了?|明白了?|懂了|收到了?|"
+                 r"got it|i see|understood|noted|makes sense|fair enough)(?:\s*(?:了|啦|喔|哦|謝謝|thanks))?$")
+
+
+def is_ack(text: str) -> bool:
+    return bool(ACK.match(normalised(text)))
+
+
+def _is_command(text: str) -> bool:
+    return text in YES or text in NO or text in THANKS or bool(CANCEL.match(text))
 
 
 def is_cancel(text: str) -> bool:

@@ -133,6 +133,7 @@ PHRASES = {
     "unclear": _("I'm not sure what you are asking; this is where your request stands:"),
     "unclear_none": _("I'm not sure what you are asking, and you have no requests yet. What would you like to buy?"),
     "you_are_welcome": _("You're welcome. Ask me about a request or tell me what to buy whenever you need."),
+    "acknowledged": _("All right. If there is anything else, a request to follow or something to buy, just tell me."),
 }
 
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")

@@ -17,7 +17,9 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
     ("why", re.compile(
         r"\bwhy\b|\bhow come\b|\bwhat (?:was|is) the reason\b|\breason (?:for|it|why)\b|"
         r"\bwhat did (?:the manager|my manager|the approver|\w+) (?:say|write|comment)\b|\bcomments?\b|"
-        r"為什麼|為何|什麼原因|原因|理由是|怎麼會被|被退回|被駁回|主管說|說了什麼|意見", re.IGNORECASE)),
+        r"為什麼|為何|什麼原因|原因|理由是|怎麼會被|被退回|被駁回|主管說|說了什麼|意見|"
+        r"(?:主管|經理|老闆|處長|核准人|審核的人)(?:有|那邊|那裡)?(?:說|講|回|寫)(?:了)?(?:什麼|甚麼|啥)|"
+        r"(?:主管|經理|老闆|處長)怎麼說", re.IGNORECASE)),
     ("po", re.compile(
         r"\bpo\b|\bpo\s*(?:number|no\.?|#)|\bpurchase order\b|\bwhat (?:was|did we|did i) order(?:ed)?\b|"
         r"採購單|訂單號|單號|買了什麼|訂了什麼", re.IGNORECASE)),
@@ -35,7 +37,10 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|"
         r"\bwho(?:'s| is| are)? (?:approving|reviewing|deciding|looking at|handling|signing)\b|\bwho has (?:it|my)\b|"
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
-        r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"  # 「現在呢？」 after an answer: where is it now
+        r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"
+        # 「大概什麼時候會好？」「還要等多久？」: who it waits on and since when is what the records can say
+        r"\bhow long\b|\bwhen will (?:it|they|my \w+) be (?:approved|done|ready|finished)\b|"
+        r"什麼時候(?:會|才|能|可以)?(?:好|完成|核准|批|下來|處理好|通過)|(?:還要|要)?等?多久|"  # 「現在呢？」 after an answer: where is it now
         r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況|"
         # 「誰在審我的單？」「我上週送的那張單子呢？」
         r"誰在(?:審|看|簽|核)|審到哪|(?:那張|那筆|我的)[^。？?]{0,4}(?:單子?|請購單?|申請單?)[^。？?]{0,4}呢|單子呢", re.IGNORECASE)),

@@ -41,6 +41,8 @@ class RuleBrain:
             return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
         if lexicon.is_thanks(message):  # not an answer, a purpose or a question; what was asked stays asked
             return Proposal(say("you_are_welcome", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
+        if lexicon.is_ack(message):  # 「好吧，那我知道了」 after an answer: heard, and nothing starts
+            return Proposal(say("acknowledged", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
         pending = self.pending(ctx)
         if pending is not None:
             return pending
@@ -60,7 +62,9 @@ class RuleBrain:
         if lexicon.is_cancel(message):
             return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
         about = self.about(ctx) if task is None else None
-        if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)):
+        # Once her request waiting for her answer has been talked about, what she says next is that answer.
+        if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)
+                                  or about.state == workflow.AWAITING_INPUT):
             return self.amend(ctx, about)
         # A day alone in a question ("will it come tomorrow?") files and changes nothing, unless it
         # asks to move the day of an open draft or, said as a change, of a submitted request
@@ -190,7 +194,11 @@ class RuleBrain:
         answering = task.state == workflow.AWAITING_INPUT
         changes = {}
         lines = [dict(line) for line in task.lines]
-        wants_lines = found.lines and (answering or CHANGE_VERB.search(message))
+        # Answering, an item the request already has is a new quantity for it; an item it lacks is
+        # added only when she says so (「沒指定，能接兩個螢幕就好」 adds no monitors).
+        known = {_item_of(line, ctx.catalogue) for line in lines}
+        wants_lines = found.lines and (CHANGE_VERB.search(message)
+                                       or answering and all(item in known for item, _ in found.lines))
         if wants_lines or found.quantity_change or found.removed or (answering and REMOVE.search(message)):
             new_lines = merge_lines(lines, found, ctx.catalogue, drop_unknown=answering)
             if new_lines and new_lines != lines:
@@ -209,10 +217,14 @@ class RuleBrain:
             changes["justification"] = justification_submitted({"justification": purpose,
                                                                 "needed_by": found.needed_by}, lang)[:500]
             said.append(say("need_by_changed", lang, date=day_words(date.fromisoformat(found.needed_by), lang)))
-        if found.unknown and not changes:
+        if found.unknown and not changes and not answering:
             items = catalogue_words(ctx.catalogue, lang)
             question = say("unknown_item", lang, what=found.unknown, items=items)
             return Proposal(question, Ask(question=question[:500]))
+        if answering and _says_something(message):
+            # Her reply in her own words goes to whoever asked, with any change it names
+            # (「要接兩個螢幕，所以要 Dell WD19S」 answers "Which dock model?" as it is).
+            changes["answer"] = message.strip()[:500]
         if changes:
             return Proposal(join(*said), Amend(fields=changes))
         if answering:
@@ -279,9 +291,13 @@ def merge(draft: dict, found, departments, catalogue) -> dict:
     return fields
 
 
+def _item_of(line: dict, catalogue):
+    return match_item(line["description"], catalogue)
+
+
 def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = False) -> list[dict]:
     def item_of(line):
-        return match_item(line["description"], catalogue)
+        return _item_of(line, catalogue)
 
     lines = [dict(line) for line in lines]  # callers compare before and after
 
