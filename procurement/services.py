@@ -67,23 +67,37 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
     return task
 
 
+NO_QUESTION = "There is no open question on this request to answer."
+
+
 def request_amend(*, task_id, user, expected_version: int | None = None, lines: list[dict] | None = None,
-                  justification: str | None = None, budget: Decimal | None = None) -> Task:
-    """New version: pending approvals become stale, the old requisition will be cancelled."""
+                  justification: str | None = None, budget: Decimal | None = None, answer: str | None = None) -> Task:
+    """New version: pending approvals become stale, the old requisition will be cancelled.
+
+    `answer`: her words in reply to the open question (an approver's return, or the agent's),
+    kept on the move's event with the question, so the next approver reads both."""
     task = task_to_change(user, task_id)
+    answering = task.state == workflow.AWAITING_INPUT
+    if answer and not answering:
+        raise DomainError(NO_QUESTION, errors={"answer": [NO_QUESTION]})
     with transaction.atomic():
         request = PurchaseRequest.objects.select_for_update(no_key=True).get(task=task)
         revision = task.data.get("revision", 1) + 1
         # The old award and requisition priced the old version: nobody may read them as current
         # (the API, the pages, a status answer) until the agent has re-awarded.
         data = {"revision": revision, "award": None, "requisition": None}
+        said = {}
+        if answering and answer:
+            said = {"question": task.data.get("question") or "", "answer": answer}
+        if justification is not None and justification != request.justification:
+            said["purpose"] = {"before": request.justification, "after": justification}
         if justification is not None:
             request.justification = data["justification"] = justification
         if budget is not None:
             request.budget = budget
-        event = "answer" if task.state == workflow.AWAITING_INPUT and lines is None else "amend"
+        event = "answer" if answering and lines is None else "amend"
         task = fire(task.pk, event, actor=user, expected_version=expected_version, data=data,
-                    reason=f"amended to revision {revision}")
+                    reason=f"amended to revision {revision}", event_data=said)
         request.save(update_fields=["justification", "budget"])
         if lines is not None:
             request.lines.all().delete()

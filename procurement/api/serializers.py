@@ -78,14 +78,16 @@ class TaskAmendSerializer(serializers.Serializer):
     lines = lines_field(required=False)
     justification = serializers.CharField(max_length=MAX_JUSTIFICATION_CHARS, required=False)
     budget = budget_field()
+    answer = serializers.CharField(max_length=MAX_JUSTIFICATION_CHARS, required=False,
+                                   help_text="Her reply to the open question (awaiting_input); the next approver reads it.")
     version = StrictIntegerField(min_value=1, required=False, help_text="The version you saw; 409 if it moved.")
 
     def validate_budget(self, value):
         return check_budget(value)
 
     def validate(self, attrs):
-        if not attrs.keys() & {"lines", "justification", "budget"}:
-            raise serializers.ValidationError("Change at least one of: lines, justification, budget.")
+        if not attrs.keys() & {"lines", "justification", "budget", "answer"}:
+            raise serializers.ValidationError("Change at least one of: lines, justification, budget, or answer.")
         return attrs
 
 

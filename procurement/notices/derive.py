@@ -32,7 +32,7 @@ from ..outbox import notification_queue
 from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
 from .render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
-                     scope_summary)
+                     review_url, scope_summary)
 from .returned import returned_question_post
 from .travel import TRAVEL_KINDS, travel_context
 
@@ -138,9 +138,22 @@ def _deliver(d: Delivery):
 
 # -- what each event tells whom ----------------------------------------------------------------
 
+APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
+
+
+def _retire_approver_notices(event: TaskEvent):
+    """A decision, a new version or the end of the task leaves nothing to decide on the approval
+    notices written before it: they leave the bell (marked read) and stay in the list."""
+    ends_a_wait = event.from_state == workflow.AWAITING_APPROVAL and event.event != "escalate_approval"
+    if ends_a_wait or event.event == "request_approval":
+        Notice.objects.filter(task_id=event.task_id, kind__in=APPROVER_KINDS, read_at__isnull=True,
+                              created_at__lt=event.at).update(read_at=timezone.now())
+
+
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     task = Task.objects.select_related("initiator").get(pk=event.task_id)
     key = f"event:{event.pk}"
+    _retire_approver_notices(event)
     if event.event in ("request_approval", "approve_step", "escalate_approval"):
         # The approval opened at (or followed the task to) this version; it may have moved on since.
         approval = (Approval.objects.filter(task=task, state_version__gte=event.version).order_by("created_at")
@@ -159,7 +172,8 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     link = context["task_url"]
     decided = _decision(task, event)
     if decided is not None:
-        context |= {"approver": display_name(decided.decided_by), "comment": decided.comment}
+        context |= {"approver": display_name(decided.decided_by), "comment": decided.comment,
+                    "earlier": _earlier_comments(decided)}
     if kind == "cancelled":
         context |= {"by": actor_label(event.actor), "reason": event.reason}
     if kind == "needs_review" and OnlyTheRequester.said(event.reason):
@@ -175,7 +189,25 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     deliveries = [Delivery(kind, task, key, language, link, context, user=requester)]
     if kind == "po_issued":
         deliveries += _supplier_deliveries(task, key, context["po_number"])
+    if kind == "needs_review":
+        deliveries += _reviewer_deliveries(task, key, context)
     return deliveries
+
+
+def _reviewer_deliveries(task: Task, key: str, context: dict) -> list[Delivery]:
+    """The administrators on call: a request waits in the work queue for one of them. (The
+    department's managers may act there too; they see it in the queue, not in their bell.)"""
+    admins = get_user_model().objects.filter(is_superuser=True, is_active=True).exclude(pk=task.initiator_id)
+    link = review_url(task.pk)
+    return [Delivery("review_new", task, key, language_of(admin), link, context, user=admin) for admin in admins]
+
+
+def _earlier_comments(decided: Approval) -> list[dict]:
+    """What the approvers of a chain's earlier steps wrote when they approved them: the last
+    click's comment is the notice's own, theirs would otherwise reach nobody."""
+    decisions = list(decided.decisions.select_related("decided_by"))
+    return [{"step": d.step + 1, "approver": display_name(d.decided_by), "comment": d.comment}
+            for d in decisions[:-1] if d.comment.strip()]
 
 
 def _decision(task: Task, event: TaskEvent) -> Approval | None:

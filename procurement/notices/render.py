@@ -33,6 +33,11 @@ def task_url(task_id) -> str:
     return absolute(reverse("task-page", args=[task_id]))
 
 
+def review_url(task_id) -> str:
+    """The work queue, at the request's row."""
+    return absolute(f"{reverse('review-queue')}#review-{task_id}")
+
+
 def approval_url(approval_id) -> str:
     return absolute(reverse("approval-page", args=[approval_id]))
 

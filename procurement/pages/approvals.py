@@ -16,7 +16,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from .. import labels, selectors, services
+from .. import labels, selectors, services, workflow
 from ..budget import budget_outlook
 from ..people import people_labels, person_label, remember
 from ..policy.deciding import step_decider, step_people
@@ -84,7 +84,10 @@ def approval_context(user, approval) -> dict:
         "comparison": award.get("comparison", []) if same_award else [],
         "previous": previous,
         "changes": selectors.scope_changes(previous and previous["scope"], approval.scope),
+        "said": selectors.said_since(approval, previous and previous["state_version"]),
         "decided": approval if approval.status in DECIDED else None,
+        # Superseded by the request's cancel, not by a newer version: nothing replaced it.
+        "withdrawn": approval.status == "superseded" and task.state == workflow.CANCELLED,
         "po_number": (task.data.get("purchase_order") or {}).get("id", ""),
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
         "may_decide": selectors.on_route(user, approval),
@@ -113,9 +116,13 @@ def chain_context(user, approval) -> dict:
     # Someone who approved an earlier step of a chain still pending reads that, not "not routed to you".
     mine = (next((d for d in approval.decisions.all() if user.pk in (d.decided_by_id, d.on_behalf_of_id)), None)
             if approval.chain and approval.status == "pending" else None)
-    return {"chain": chain_lines(approval, stand_ins), "policy_version": rule.get("policy_version"),
+    chain = chain_lines(approval, stand_ins)
+    # A step before the last orders nothing: the page says so before the click, and who comes next.
+    later = chain[approval.step + 1:] if approval.chain and approval.status == "pending" else []
+    return {"chain": chain, "policy_version": rule.get("policy_version"),
             "policy_rule": words, "acting_for": acting_for,
-            "my_step": {"number": mine.step + 1, "at": mine.at} if mine is not None else None}
+            "my_step": {"number": mine.step + 1, "at": mine.at} if mine is not None else None,
+            "next_step": {"number": approval.step + 1, "of": len(chain), "who": later[0]["who"]} if later else None}
 
 
 def _department_words(approval, code: str) -> str:

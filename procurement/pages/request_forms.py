@@ -92,6 +92,11 @@ class ChangeRequestForm(forms.Form):
         "required": _("Reload the page: the form did not say which version you changed.")})
     justification = purpose_field()
     budget = budget_field()
+    answer = forms.CharField(label=_("Your reply"), required=False, max_length=MAX_JUSTIFICATION_CHARS,
+                             widget=forms.Textarea(attrs={"rows": 3}),
+                             help_text=_("Answer the question in your own words; the approver reads it with the "
+                                         "request. Change the items, purpose or budget below only if the answer "
+                                         "calls for it."))
 
 
 class CancelForm(forms.Form):

@@ -46,7 +46,8 @@ def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
         "events": events, "receipts": list(task.receipts.all()),
         "in_review_for": selectors.why_in_review(task.pk, events) if task.state == workflow.NEEDS_REVIEW else None,
         "approvals": list(task.approvals.all()), "checkpoints": list(task.checkpoints.all()),
-        "states": kind.states, "transitions": kind.transitions,
+        "transitions": kind.transitions,
+        "path": workflow.path_steps(task.state, [event.to_state for event in events]),
         "is_requester": is_requester,
         "conversations": _conversations(task) if is_requester else [],
         # Keep polling while anything can still change without the viewer doing something; a
@@ -113,7 +114,9 @@ def task_amend(request, task_id):
         return _answer(request, task, _("Please correct the marked fields."), 400, change=change, lines=lines)
     revised = _revision(task, change.cleaned_data, lines.lines())
     if not revised:
-        change.add_error(None, _("Nothing was changed: change an item, the purpose or the budget cap."))
+        change.add_error(None, _("Nothing was sent: write your reply, or change an item, the purpose or the budget "
+                                 "cap.") if task.state == workflow.AWAITING_INPUT else
+                         _("Nothing was changed: change an item, the purpose or the budget cap."))
         return _answer(request, task, "", 400, change=change, lines=lines)
     try:
         services.request_amend(task_id=task.pk, user=request.user,
@@ -155,6 +158,8 @@ def _revision(task, cleaned: dict, lines: list[dict]) -> dict:
         revised["justification"] = cleaned["justification"]
     if cleaned["budget"] is not None and cleaned["budget"] != request.budget:
         revised["budget"] = cleaned["budget"]
+    if cleaned.get("answer", "").strip() and task.state == workflow.AWAITING_INPUT:
+        revised["answer"] = cleaned["answer"].strip()
     return revised
 
 

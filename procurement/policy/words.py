@@ -17,6 +17,7 @@ STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pget
             "waiting": pgettext_lazy("chain step", "to come"), "rejected": pgettext_lazy("chain step", "rejected"),
             "returned": pgettext_lazy("chain step", "returned for revision"),
             "superseded": pgettext_lazy("chain step", "replaced by a newer version"),
+            "withdrawn": pgettext_lazy("chain step", "request cancelled"),
             "expired": pgettext_lazy("chain step", "expired"),
             "not_reached": pgettext_lazy("chain step", "not reached")}
 
@@ -84,6 +85,8 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
     from ..requests import stand_in_words
 
     steps = chain_view(approval)
+    # Superseded by the request's cancel, not by a newer version: nothing replaced it.
+    withdrawn = approval.status == "superseded" and approval.task.state == "cancelled"
     remember(_named(approval, steps) + [delegate for _, delegate in stand_ins])
     lines = []
     for step in steps:
@@ -100,7 +103,8 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
             extra.append(_("If it waits more than %(hours)s hours, it is offered to the backup.") % {
                 "hours": f"{step.escalate_after_seconds / 3600:g}"})
         lines.append({"number": step.number, "who": step_who(step), "status": step.status,
-                      "status_label": str(STATUSES.get(step.status, step.status)),
+                      "status_label": str(STATUSES["withdrawn" if withdrawn and step.status == "superseded"
+                                                   else step.status]),
                       "decisions": [decision_words(d) for d in step.decisions], "notes": extra,
                       "current": step.status == "pending"})
     return lines

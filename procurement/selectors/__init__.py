@@ -28,6 +28,7 @@ from .approvals import (  # noqa: F401
     on_route,
     previous_scope,
     routed_to,
+    said_since,
     scope_changes,
 )
 from .queue import (  # noqa: F401

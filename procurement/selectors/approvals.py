@@ -225,8 +225,31 @@ def manager_limits(approvals) -> dict:
 def previous_scope(approval: Approval) -> dict | None:
     """The scope of the approval this one replaced, to show what changed."""
     earlier = (Approval.objects.filter(task_id=approval.task_id, created_at__lt=approval.created_at)
-               .order_by("-created_at").values_list("scope", "state_version").first())
-    return {"scope": earlier[0], "state_version": earlier[1]} if earlier else None
+               .order_by("-created_at").values("scope", "state_version", "status", "decided_by__username").first())
+    if earlier is None:
+        return None
+    return {"scope": earlier["scope"], "state_version": earlier["state_version"],
+            "returned_by": earlier["decided_by__username"] if earlier["status"] == Approval.Status.RETURNED else ""}
+
+
+def said_since(approval: Approval, since_version: int | None) -> dict:
+    """What the requester said between the approval before this one and this one: her replies to
+    the open question (`replies`: each question, who asked it, her answer) and the purpose as it
+    was and became (`purpose`, or None when unchanged), read from the moves' events."""
+    if since_version is None:
+        return {"replies": [], "purpose": None}
+    events = TaskEvent.objects.filter(task_id=approval.task_id, version__gt=since_version,
+                                      version__lte=approval.state_version, event__in=("answer", "amend"))
+    replies, purpose = [], None
+    for actor, data in events.order_by("version").values_list("actor", "data"):
+        data = data or {}
+        if data.get("answer"):
+            replies.append({"question": data.get("question", ""), "answer": data["answer"], "by": actor})
+        if data.get("purpose"):
+            purpose = {"before": (purpose or data["purpose"])["before"], "after": data["purpose"]["after"]}
+    if purpose and purpose["before"] == purpose["after"]:
+        purpose = None
+    return {"replies": replies, "purpose": purpose}
 
 
 SCOPE_FIELDS = (("supplier", pgettext_lazy("scope change", "Supplier"), "supplier"),

@@ -9,7 +9,7 @@ from django.db.models import Prefetch, Q, prefetch_related_objects
 
 from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, Receipt, Task
+from agentstate.models import Approval, ApprovalDecision, Receipt, Task
 
 from .. import erp, workflow
 from ..models import PurchaseRequest
@@ -101,7 +101,10 @@ def task_timeline(task: Task) -> Task:
     """The task with its events, receipts, approvals, checkpoints and request lines, prefetched."""
     return (Task.objects.filter(pk=task.pk).select_related("initiator", "purchase_request__department")
             .prefetch_related("events", "receipts", "checkpoints", "purchase_request__lines",
-                              Prefetch("approvals", queryset=Approval.objects.select_related("decided_by"))).get())
+                              Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")),
+                              # each step's decision of a chain, with its comment (the page lists them)
+                              Prefetch("approvals__decisions",
+                                       queryset=ApprovalDecision.objects.select_related("decided_by"))).get())
 
 
 def is_requester(user, task) -> bool:

@@ -137,9 +137,14 @@ def test_approval_page_queries_do_not_grow_with_lines_or_versions(approval, demo
         {"description": item, "quantity": 1} for item in ["Laptop", "Monitor", "Keyboard", "USB-C dock", "Office chair"]])
     bigger = Approval.objects.get(task=approval.task, status="pending")
     assert len(bigger.scope["lines"]) == 5
-    with django_assert_num_queries(len(first.captured_queries)):
+    # One more once there is a previous version: what the requester said since it (her reply, the purpose).
+    with django_assert_num_queries(len(first.captured_queries) + 1) as second:
         body = client.get(reverse("approval-page", args=[bigger.pk])).content.decode()
     assert "Changed since the previous version" in body
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
+    third = Approval.objects.get(task=approval.task, status="pending")
+    with django_assert_num_queries(len(second.captured_queries)):
+        client.get(reverse("approval-page", args=[third.pk]))
 
 
 # -- every status, both languages; what a decided approval says ----------------------------

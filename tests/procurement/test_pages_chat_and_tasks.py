@@ -169,8 +169,9 @@ def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_asser
     client = client_for(demo["alice"])
     client.get(reverse("task-page", args=[task.pk]))
     # 14: "waiting for bob (or dave, standing in)" and the header's "stands in for someone today" share one read
-    # of today's delegations (kept on the request); 15: the people the page names, by full name, in one query.
-    with django_assert_num_queries(15) as first:  # the header: unread notices, decider or delegate; her conversations; who she shares it with
+    # of today's delegations (kept on the request); 15: the people the page names, by full name, in one query;
+    # 16: each approval's step decisions with who decided (a chain's earlier comments), in one query.
+    with django_assert_num_queries(16) as first:  # the header: unread notices, decider or delegate; her conversations; who she shares it with
         client.get(reverse("task-page", args=[task.pk]))
     services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Keyboard", "quantity": 3}])
     with django_assert_num_queries(len(first.captured_queries)):

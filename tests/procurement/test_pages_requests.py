@@ -199,7 +199,7 @@ def test_an_unchanged_answer_is_refused_and_nothing_changes(demo, erp, eager):
     task = returned(submit(demo["alice"]), demo["bob"])
     data = {"version": task.version, "justification": "new hires"} | formset([("Laptop", "2")])
     page = client_for(demo["alice"]).post(reverse("task-amend", args=[task.pk]), data)
-    assert page.status_code == 400 and "Nothing was changed" in page.content.decode()
+    assert page.status_code == 400 and "Nothing was sent: write your reply" in page.content.decode()
     assert Task.objects.get(pk=task.pk).version == task.version
 
 

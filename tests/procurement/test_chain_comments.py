@@ -1,0 +1,71 @@
+"""On a two-step chain the first approver's comment reaches the requester: on her request page
+while the chain waits for step 2, and in the notice of the final decision, in both languages."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from procurement.models import Notice
+
+from .page_text import visible_text
+from .policy_support import MIDDLE, decide, pending, submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+STEP_ONE = "保固請選三年"
+
+
+def page_text(user, task, language) -> str:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    page = client.get(reverse("task-page", args=[task.pk]))
+    assert page.status_code == 200
+    return visible_text(page.content.decode())
+
+
+def approved_at_step_one(demo):
+    task = submit(demo["alice"], MIDDLE)
+    response = decide(demo["bob"], pending(task), comment=STEP_ONE)
+    assert response.status_code == 200 and response.json()["status"] == "pending"
+    return task
+
+
+def test_her_page_shows_the_step_one_comment_while_step_two_waits(demo, erp, eager):
+    task = approved_at_step_one(demo)
+    assert f"第 1 關，Bob Wang：「{STEP_ONE}」" in page_text(demo["alice"], task, "zh-hant")
+    assert f"Step 1, Bob Wang: “{STEP_ONE}”" in page_text(demo["alice"], task, "en")
+
+
+@pytest.mark.parametrize("decision, comment, kind", [("approve", "", "approved"), ("reject", "本季預算已用完", "rejected"),
+                                                     ("return", "請改成 10 台", "returned")])
+def test_the_final_notice_carries_the_step_one_comment(demo, erp, eager, decision, comment, kind):
+    task = approved_at_step_one(demo)
+    assert decide(demo["frank"], pending(task), decision, comment=comment).status_code == 200
+    [notice] = Notice.objects.filter(recipient=demo["alice"], kind=kind)
+    assert f"第 1 關，Bob Wang 寫道：「{STEP_ONE}」" in notice.text_in("zh-hant")
+    assert f"At step 1, Bob Wang wrote: “{STEP_ONE}”" in notice.text_in("en")
+    if comment:
+        assert comment in notice.text_in("zh-hant")
+
+
+def test_a_one_step_approval_notice_says_no_step(demo, erp, eager):
+    from .policy_support import SMALL
+    task = submit(demo["alice"], SMALL)
+    assert decide(demo["bob"], pending(task), comment="好").status_code == 200
+    [notice] = Notice.objects.filter(recipient=demo["alice"], kind="approved")
+    assert "第 1 關" not in notice.text_in("zh-hant") and "At step" not in notice.text_in("en")
+
+
+@pytest.mark.parametrize("language, heading, first, later", [
+    ("zh-hant", "核准第 1 關（共 2 關）將會：", "記錄您的核准，並交給下一關：處長", "最後一關核准後，這筆請購將會："),
+    ("en", "Approving step 1 of 2 will:", "record your approval and pass the request to the next step: director",
+     "Once the last step approves, the request will:")])
+def test_the_first_step_says_before_the_click_that_it_orders_nothing(demo, erp, eager, language, heading, first, later):
+    task = submit(demo["alice"], MIDDLE)
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["bob"])
+    text = visible_text(client.get(reverse("approval-page", args=[pending(task).pk])).content.decode())
+    assert heading in text and first in text and later in text
+    assert text.index(first) < text.index(later)
+    assert decide(demo["bob"], pending(task)).status_code == 200
+    client.force_login(demo["frank"])
+    text = visible_text(client.get(reverse("approval-page", args=[pending(task).pk])).content.decode())
+    assert heading not in text and later not in text  # the last step: what its click does, as before

@@ -1,0 +1,120 @@
+"""A manager returns a request with a question; the requester replies in her own words (on her
+request page or over the API, as in the chat transcripts), and the next approval page shows the
+question and her reply, and the purpose as it was and became."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from agentstate.models import Approval, TaskEvent
+
+from .page_text import visible_text
+from .policy_support import api, decide, pending, submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+HX = {"HTTP_HX_REQUEST": "true"}
+DOCKS = [{"description": "USB-C dock", "quantity": 2}]
+QUESTION = "Which dock model? Any specific one?"
+
+
+def returned(demo):
+    task = submit(demo["alice"], DOCKS)
+    assert decide(demo["bob"], pending(task), "return", comment=QUESTION).status_code == 200
+    task.refresh_from_db()
+    assert task.state == "awaiting_input"
+    return task
+
+
+def reply_form(task, answer, justification="team equipment") -> dict:
+    """The request page's answer form: her reply, the lines as they are, the purpose."""
+    return {"version": task.version, "answer": answer, "justification": justification,
+            "lines-TOTAL_FORMS": 1, "lines-INITIAL_FORMS": 0, "lines-MIN_NUM_FORMS": 0, "lines-MAX_NUM_FORMS": 50,
+            "lines-0-description": "USB-C dock", "lines-0-quantity": "2"}
+
+
+def page_of(user, approval, language) -> str:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    page = client.get(reverse("approval-page", args=[approval.pk]))
+    assert page.status_code == 200
+    return visible_text(page.content.decode())
+
+
+def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languages(demo, erp, eager):
+    task = returned(demo)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["alice"])
+    form = visible_text(client.get(reverse("task-page", args=[task.pk])).content.decode())
+    assert "您的回覆" in form and QUESTION in form
+    answer = "沒有指定型號，能接兩個螢幕就可以"
+    page = client.post(reverse("task-amend", args=[task.pk]), reply_form(task, answer), **HX)
+    assert page.status_code == 200, visible_text(page.content.decode())
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval"
+    event = TaskEvent.objects.get(task=task, event="answer")
+    assert event.data == {"question": QUESTION, "answer": answer}
+    approval = pending(task)
+    zh = page_of(demo["bob"], approval, "zh-hant")
+    assert "申請人的回覆" in zh and f"Bob Wang 問： {QUESTION}" in zh and f"Alice Lin 答： {answer}" in zh
+    en = page_of(demo["bob"], approval, "en")
+    assert "The requester's reply" in en and f"Bob Wang asked: {QUESTION}" in en and f"Alice Lin answered: {answer}" in en
+
+
+def test_a_reply_that_also_changes_the_purpose_shows_both(demo, erp, eager):
+    task = returned(demo)
+    response = api(demo["alice"]).patch(f"/api/v1/tasks/{task.pk}/", {
+        "version": task.version, "answer": "Any model; two monitors each", "justification": "two new hires"},
+        format="json")
+    assert response.status_code == 200, response.json()
+    approval = pending(task)
+    en = page_of(demo["bob"], approval, "en")
+    assert "Alice Lin answered: Any model; two monitors each" in en
+    assert "Purpose: team equipment → two new hires" in en
+    zh = page_of(demo["bob"], approval, "zh-hant")
+    assert "用途：team equipment → two new hires" in zh
+
+
+def test_a_reply_with_nothing_open_is_refused_and_changes_nothing(demo, erp, eager):
+    task = submit(demo["alice"], DOCKS)
+    version = task.version
+    response = api(demo["alice"], "zh-hant").patch(f"/api/v1/tasks/{task.pk}/", {"answer": "any model"},
+                                                   format="json")
+    assert response.status_code == 400
+    assert "這筆請購沒有待回覆的問題" in str(response.json())
+    task.refresh_from_db()
+    assert task.version == version and Approval.objects.filter(task=task, status="pending").count() == 1
+
+
+def test_an_empty_reply_form_says_what_to_fill_in(demo, erp, eager):
+    task = returned(demo)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["alice"])
+    page = client.post(reverse("task-amend", args=[task.pk]), reply_form(task, "  "), **HX)
+    assert page.status_code == 400
+    assert "請寫下您的回覆" in visible_text(page.content.decode())
+    task.refresh_from_db()
+    assert task.state == "awaiting_input"
+
+
+def test_her_page_draws_the_usual_path_with_where_the_request_left_it(demo, erp, eager):
+    import re
+    task = returned(demo)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(demo["alice"])
+    html = client.get(reverse("task-page", args=[task.pk])).content.decode()
+    strip = re.search(r'<ol class="flow".*?</ol>', html, re.S).group(0)
+    steps = re.findall(r'<li class="(\w+)"[^>]*>(.*?)</li>', strip)
+    assert [status for status, _ in steps] == ["done", "done", "done", "current", "todo", "todo"]
+    assert len(steps) == 6, "the usual five steps and where it stands, not every state there is"
+
+
+@pytest.mark.parametrize("state, visited, expected", [
+    ("processing", [], ["done", "current", "todo", "todo", "todo"]),
+    ("externally_confirmed", [], ["done"] * 4 + ["current"]),
+    ("cancelled", ["received", "processing"], ["done", "done", "current"]),
+    ("needs_review", ["received", "processing", "awaiting_approval", "submitted"],
+     ["done", "done", "done", "done", "current", "todo"]),
+    ("draft", [], ["current", "todo", "todo", "todo", "todo", "todo"])])
+def test_path_steps(state, visited, expected):
+    from procurement.workflow import path_steps
+    steps = path_steps(state, visited)
+    assert [status for _, status in steps] == expected and dict((s, st) for s, st in steps)[state] == "current"
