@@ -192,6 +192,7 @@ NOTICE_KIND_LABELS = {
     "po_issued": pgettext_lazy("notice kind", "Purchase order issued"),
     "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
     "needs_review": pgettext_lazy("notice kind", "Needs review"),
+    "review_new": pgettext_lazy("notice kind", "Waiting in the work queue"),
     "expired": pgettext_lazy("notice kind", "Approval expired"),
     "cancelled": pgettext_lazy("notice kind", "Cancelled"),
     "rewound": pgettext_lazy("notice kind", "Rewound"),
@@ -336,7 +337,7 @@ def is_agent(actor: str) -> bool:
 
 
 def actor_label(actor: str) -> str:
-    """「代理程式」/"the agent" for the runtime; a person by their name (procurement.people)."""
+    """「採購助理」/"the agent" for the runtime; a person by their name (procurement.people)."""
     from .people import person_label
 
     return str(AGENT) if is_agent(actor) else person_label(actor)

@@ -134,6 +134,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("refusal", "The saved state of version %(version)s is incomplete; it was not used.")),
     (r"data upgraded from schema version (?P<old>\d+) to (?P<new>\d+)",
      pgettext_lazy("agent sentence", "the request's saved data was converted from format %(old)s to %(new)s")),
+    (r"There is no open question on this request to answer\.",
+     pgettext_lazy("refusal", "There is no open question on this request to answer.")),
     (r"This conversation has expired; start a new one\.",
      pgettext_lazy("refusal", "This conversation has expired; start a new one.")),
     (r"This task has no checkpoint .*", pgettext_lazy("refusal", "This request has no such saved state.")),
@@ -258,6 +260,40 @@ QUOTES = pgettext_lazy("agent sentence", "%(supplier)s quotes %(items)s")
 QUOTED = pgettext_lazy("agent sentence", "'%(word)s'")
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
 GROUP_SEPARATOR = pgettext_lazy("list separator", "; ")
+
+
+# What went wrong with the ERP, in a few words an administrator on call reads at a glance; the
+# raw error (host, path, exception) stays under "details" on the work queue.
+ERP_ERRORS = [(re.compile(pattern), words) for pattern, words in [
+    (r"ERP [^:]*: no answer \((?:\w+\.)*\w*Timeout.*", pgettext_lazy("erp error", "The ERP did not answer in time.")),
+    (r"ERP [^:]*: no answer \(.*", pgettext_lazy("erp error", "The ERP could not be reached.")),
+    (r"ERP [^:]*: HTTP (?P<status>5\d\d)\b.*",
+     pgettext_lazy("erp error", "The ERP had an error of its own (HTTP %(status)s).")),
+    (r"ERP [^:]*: HTTP (?P<status>\d+)\b.*", pgettext_lazy("erp error", "The ERP answered with HTTP %(status)s.")),
+    (r"ERP refused \((?P<status>\d+)\): .*", pgettext_lazy("erp error", "The ERP refused it (HTTP %(status)s).")),
+    (r"ERP lookup refused: .*", pgettext_lazy("erp error", "The ERP refused to look the result up.")),
+    (r"ERP returned \d+ objects for one key.*",
+     pgettext_lazy("erp error", "The ERP holds more than one record for one request.")),
+    (r"ERP answered without the id of what it made",
+     pgettext_lazy("erp error", "The ERP answered without saying what it made.")),
+]]
+
+
+UNCHECKED = pgettext_lazy("erp error", "Whether the ERP made it could not be checked: %(why)s")
+
+
+def error_words(text: str) -> str:
+    """An ERP error (as a receipt or a failed step records it) in the reader's language, or ""."""
+    text = " ".join(str(text or "").split())
+    text = re.sub(r"^step '\w+' failed \d+ times in a row; last error: ", "", text)
+    unchecked = text.startswith("could not verify: ")  # agentstate.receipts: the look-up by key failed too
+    text = text.removeprefix("could not verify: ")
+    for pattern, words in ERP_ERRORS:
+        match = pattern.fullmatch(text)
+        if match:
+            said = str(words) % match.groupdict()
+            return str(UNCHECKED) % {"why": said} if unchecked else said
+    return ""
 
 
 def readable(text: str) -> str:

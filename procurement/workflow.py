@@ -25,6 +25,23 @@ TERMINAL = frozenset({CONFIRMED, REJECTED, CANCELLED, EXPIRED})
 # States in which a worker runs steps; a step that keeps failing there gives up (tasks.advance).
 RUNNABLE = (RECEIVED, PROCESSING, SUBMITTED, REJECTED, CANCELLED, EXPIRED)
 
+# The way a request usually goes, as its page draws it: any other state is shown where the request
+# left this path (「等待您的回覆」 after 處理中), and a state that ends it ends the drawing there.
+PATH = (RECEIVED, PROCESSING, AWAITING_APPROVAL, SUBMITTED, CONFIRMED)
+
+
+def path_steps(state: str, visited: list[str]) -> list[tuple[str, str]]:
+    """(state, "done" | "current" | "todo") for the page's progress strip. `visited`: the states the
+    task entered, oldest first (its events' `to_state`)."""
+    if state in PATH:
+        at = PATH.index(state)
+        return [(s, "done" if n < at else "current" if n == at else "todo") for n, s in enumerate(PATH)]
+    reached = [PATH.index(s) for s in visited if s in PATH]
+    last = reached[-1] if reached else -1
+    steps = [(s, "done") for s in PATH[:last + 1]] + [(state, "current")]
+    return steps if state in TERMINAL else steps + [(s, "todo") for s in PATH[last + 1:]]
+
+
 T = Transition
 TRANSITIONS = [
     T(DRAFT, "update_draft", DRAFT, (INITIATOR,)),

@@ -44,7 +44,7 @@ def event_label(event) -> str:
 
 @register.filter
 def actor_label(actor) -> str:
-    """A person by name (procurement.people), or 「代理程式」/"the agent" for the worker's host:pid and the runtime."""
+    """A person by name (procurement.people), or 「採購助理」/"the agent" for the worker's host:pid and the runtime."""
     return labels.actor_label(actor or "")
 
 
@@ -59,6 +59,12 @@ def event_reason(event) -> str:
     """Why it happened, in the reader's language (procurement.sentences); "" when only admins
     may read it (the raw reason stays under "details")."""
     return sentences.event_reason(event)
+
+
+@register.filter
+def error_words(text) -> str:
+    """An ERP error in a few words in the reader's language ("" when it is no known form)."""
+    return sentences.error_words(text)
 
 
 @register.filter

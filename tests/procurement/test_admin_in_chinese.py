@@ -107,7 +107,7 @@ def test_the_admin_index_names_every_table_in_chinese(every_table, demo):
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["carol"])
     text = visible_text(client.get(reverse("admin:index")).content.decode())
-    assert "採購管理後台" in text and "代理程式紀錄" in text and "請購單" in text and "預算預留" in text, text
+    assert "採購管理後台" in text and "助理狀態紀錄" in text and "請購單" in text and "預算預留" in text, text
     assert "Tasks" not in text and "Purchase requests" not in text and "Agent state" not in text, text
 
 

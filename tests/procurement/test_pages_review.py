@@ -166,3 +166,32 @@ def test_with_hard_holds_the_cancel_preview_says_the_budget_will_be_released(set
     assert "NT$73,290 of Engineering&#x27;s budget will be released." in html and "Nothing to undo." not in html
     zh = client_for(demo["carol"], lang="zh-hant").get(act(task, "cancel"), **HX).content.decode()
     assert "將釋出工程部的預算 NT$73,290。" in zh and "ENG" not in zh
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("zh-hant", "無法確認 ERP 是否已建立：ERP 本身發生錯誤（HTTP 503）。"),
+    ("en", "Whether the ERP made it could not be checked: The ERP had an error of its own (HTTP 503).")])
+def test_the_last_error_is_said_in_a_few_words_with_the_raw_error_under_details(in_review, demo, lang, words):
+    from .page_text import visible_text
+    html = client_for(demo["carol"], lang=lang).get(QUEUE).content.decode()
+    text = visible_text(html)
+    assert words in text
+    assert text.index(words) < text.index("HTTP 503 ERP unavailable")  # the raw error follows, under "details"
+    assert "<code>could not verify: ERP GET /requisitions: HTTP 503" in html
+
+
+@pytest.mark.parametrize("raw, en", [
+    ("ERP GET /purchase-orders: no answer (ConnectionError: [Errno 111] Connection refused)",
+     "The ERP could not be reached."),
+    ("ERP POST /requisitions: no answer (ReadTimeout: read timed out)", "The ERP did not answer in time."),
+    ("ERP POST /purchase-orders: HTTP 503 Service Unavailable", "The ERP had an error of its own (HTTP 503)."),
+    ("step 'create_requisition' failed 3 times in a row; last error: ERP POST /requisitions: HTTP 502 bad gateway",
+     "The ERP had an error of its own (HTTP 502)."),
+    ("ERP refused (422): supplier unknown", "The ERP refused it (HTTP 422)."),
+    ("could not verify: ERP GET /requisitions: no answer (ConnectTimeout: timed out)",
+     "Whether the ERP made it could not be checked: The ERP did not answer in time."),
+    ("something else entirely", "")])
+def test_erp_errors_in_a_few_words(raw, en):
+    from procurement.sentences import error_words
+    with translation.override("en"):
+        assert error_words(raw) == en

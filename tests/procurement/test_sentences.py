@@ -58,8 +58,8 @@ def test_an_agent_sentence_nobody_listed_is_not_shown_in_zh_hant_but_is_in_engli
 def test_the_worker_reads_as_the_agent_and_a_person_by_name(zh, db, make_user):
     make_user("alice", first_name="Alice", last_name="Lin")
     make_user("frank")
-    assert labels.actor_label("web-1:4242") == "代理程式"
-    assert labels.actor_label("recovery") == "代理程式"
+    assert labels.actor_label("web-1:4242") == "採購助理"
+    assert labels.actor_label("recovery") == "採購助理"
     assert labels.actor_label("alice") == "Alice Lin"  # her full name, as notices name her
     assert labels.actor_label("frank") == "frank"  # no full name: the username
     with translation.override("en"):
