@@ -5,6 +5,8 @@ State names, receipt and approval statuses, ERP operations and events are public
 """
 import re
 
+from django.conf import settings
+from django.utils import translation
 from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
@@ -109,7 +111,7 @@ EVENT_LABELS = {
     "resume": pgettext_lazy("request event", "Resumed"),
     "amend": pgettext_lazy("request event", "Amended"),
     "cancel": pgettext_lazy("request event", "Cancelled"),
-    "compensated": pgettext_lazy("request event", "Undone in the ERP"),
+    "compensated": pgettext_lazy("request event", "Wound up (ERP and budget)"),
     "recovery.lease_expired": pgettext_lazy("request event", "Picked up again after a worker stopped"),
     "recovery.resumed": pgettext_lazy("request event", "Picked up again after a pause"),
     "recovery.receipt": pgettext_lazy("request event", "ERP result verified"),
@@ -234,6 +236,21 @@ ITEM_NAMES = {"Laptop": pgettext_lazy("catalogue item", "Laptop"),
               "USB-C dock": pgettext_lazy("catalogue item", "USB-C dock"),
               "Office chair": pgettext_lazy("catalogue item", "Office chair")}
 _ITEM_KEYS = {item.casefold(): item for item in ITEM_NAMES}
+
+
+def item_of_label(text: str) -> str:
+    """The catalogue item a form row names by its label in any site language (「USB-C 擴充座」 ->
+    "USB-C dock"), so a row shown in the reader's language comes back as the item it was; any
+    other text as typed."""
+    wanted = " ".join(str(text or "").split()).casefold()
+    if wanted in _ITEM_KEYS:
+        return _ITEM_KEYS[wanted]
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            for item, label_ in ITEM_NAMES.items():
+                if str(label_).casefold() == wanted:
+                    return item
+    return str(text or "").strip()
 
 
 def item_label(description) -> str:

@@ -19,7 +19,8 @@ SYNONYMS = {
     "Monitor": ["monitor", "screen", "display", "螢幕", "顯示器", "显示器"],
     "Keyboard": ["keyboard", "鍵盤", "键盘"],
     "USB-C dock": ["usb-c dock", "usb c dock", "usbc dock", "dock", "docking station", "擴充座", "擴充基座"],
-    "Office chair": ["office chair", "chair", "desk chair", "椅子", "辦公椅", "電腦椅"],
+    "Office chair": ["office chair", "chair", "desk chair", "ergonomic chair", "椅子", "辦公椅", "電腦椅", "人體工學椅",
+                     "工學椅", "辦公室椅子"],
 }
 # Things bought *for* an item ("monitor arm", "筆電包") are not the item; we ask rather than
 # buy a NT$35,000 laptop for someone who wanted a stand.

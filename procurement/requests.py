@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -197,9 +197,13 @@ def with_request_reads(tasks):
             .prefetch_related("purchase_request__lines", Prefetch("approvals", queryset=live_approvals)))
 
 
+# A draft cancelled (or left to expire) before it was ever submitted: no request, nothing to list.
+NEVER_SUBMITTED = Q(state__in=workflow.TERMINAL, purchase_request__isnull=True)
+
+
 def requests_of(user, which: str = ALL):
     """The purchase requests `user` started, by chat or API, newest first, ready for request_now."""
-    tasks = Task.objects.filter(kind=workflow.KIND, initiator=user)
+    tasks = Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(NEVER_SUBMITTED)
     if which == OPEN:
         tasks = tasks.exclude(state__in=workflow.TERMINAL)
     elif which == FINISHED:

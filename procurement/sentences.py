@@ -52,6 +52,9 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "no approval matches this version; nothing was sent")),
     (r"ERP purchase order (?P<id>\S+) issued", pgettext_lazy("agent sentence", "ERP purchase order %(id)s issued")),
     (r"the ERP refused the purchase order: .*", pgettext_lazy("agent sentence", "the ERP refused the purchase order")),
+    (r"nothing had reached the ERP or the budget; nothing to undo",
+     pgettext_lazy("agent sentence", "nothing had been sent to the ERP or held from the budget, so there was nothing "
+                   "to undo")),
     (rf"requisitions cancelled; {AMOUNT.format('released')} of budget released",
      pgettext_lazy("agent sentence", "ERP requisitions cancelled; %(released)s of budget released")),
     (r"ERP requisition (?P<id>\S+) verified by key",

@@ -26,6 +26,7 @@ from .labels import OPERATION_LABELS, department_label, label
 from .models import BudgetReservation, Notification
 from .money import ntd
 from .queueing import enqueue_advance, notify_on_commit
+from .sentences import error_words
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.
@@ -64,8 +65,13 @@ def record_found(lookup: Lookup) -> Receipt:
 
 
 def doubt_message(lookup: Lookup) -> str:
-    return _("%(what)s: the ERP cannot tell yet whether it took effect (%(error)s).") % {
-        "what": label(OPERATION_LABELS, lookup.receipt.operation), "error": lookup.error}
+    """The raw error stays in the event log and under the page's details; the person reads its gist."""
+    words = error_words(lookup.error)
+    if not words:
+        return _("%(what)s: the ERP cannot tell yet whether it took effect (%(error)s).") % {
+            "what": label(OPERATION_LABELS, lookup.receipt.operation), "error": lookup.error}
+    return _("%(what)s: the ERP cannot tell yet whether it took effect. %(why)s") % {
+        "what": label(OPERATION_LABELS, lookup.receipt.operation), "why": words}
 
 
 def purchase_order(task: Task) -> Receipt | None:

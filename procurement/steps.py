@@ -242,6 +242,9 @@ def compensate(step: Step):
         step.move("compensated", reason="requisitions cancelled; budget kept: the ERP holds a purchase order")
         return
     released = budget_release(task_id=step.task.pk)
+    if not released and not Receipt.objects.filter(task=step.task, operation=erp.CREATE_REQUISITION).exists():
+        step.move("compensated", reason="nothing had reached the ERP or the budget; nothing to undo")
+        return
     step.move("compensated", reason=f"requisitions cancelled; NT${released:,.0f} of budget released")
 
 

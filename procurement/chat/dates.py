@@ -177,7 +177,13 @@ def need_by(text: str, base: date | None = None) -> NeedBy | None:
             if day is not None:
                 found.append(NeedBy(day=day, said=match.group(0).strip(), start=match.start(), end=match.end()))
                 break
-    return min(found, key=lambda f: (f.start, -f.end)) if found else None
+    # 「下個月有新人，下週三前要到」: the day said as a deadline is the need-by day, not the first day named.
+    deadlines = [f for f in found if DEADLINE_AFTER.match(text[f.end:]) or DEADLINE_IN.search(f.said)]
+    return min(deadlines or found, key=lambda f: (f.start, -f.end)) if found else None
+
+
+DEADLINE_AFTER = re.compile(r"\s*(?:之前|以前|前|要到|要送到|要交|到貨)")
+DEADLINE_IN = re.compile(r"^(?:by|before|until|no later than)\b|(?:之前|以前|前)$", re.IGNORECASE)
 
 
 SAME_YEAR = pgettext_lazy("need-by date in this year (Django date format)", "D j M")

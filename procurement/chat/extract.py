@@ -251,7 +251,9 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     if found.quantity_change:
         found.unknown = ""
     if expects == "quantity" and not found.lines and not change:
-        bare = re.fullmatch(rf"\s*({NUMBER})\s*{UNIT}?\s*[.!。！]?\s*", rest, re.IGNORECASE)
+        # 「兩台，一台給新人阿明一台給小華」: the first clause answers "how many?", the rest says for whom.
+        first = CLAUSE_SPLIT.split(rest, maxsplit=1)[0]
+        bare = re.fullmatch(rf"\s*({NUMBER})\s*{UNIT}?\s*[.!。！]?\s*", first, re.IGNORECASE)
         if bare and to_int(bare.group(1)):
             found.quantity_change, found.unknown = (None, to_int(bare.group(1))), ""
     return found

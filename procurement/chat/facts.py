@@ -10,7 +10,7 @@ from django.db.models import Prefetch
 from agentstate.models import Approval, Receipt, Task
 
 from .. import workflow
-from ..requests import request_now
+from ..requests import NEVER_SUBMITTED, request_now
 from ..selectors.tasks import own_tasks
 from .brain import TaskView
 
@@ -40,6 +40,7 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
     tasks = own_tasks(user, _tasks()).order_by("-created_at", "-pk")
     if not drafts:
         tasks = tasks.exclude(state=workflow.DRAFT)
+    tasks = tasks.exclude(NEVER_SUBMITTED)
     if open_only:
         tasks = tasks.exclude(state__in=workflow.TERMINAL)
     if exclude is not None:

@@ -103,6 +103,7 @@ PHRASES = {
     "question": _("Question: {question}"),
     "receipt": _("{label}{ref}: {status}."),
     "approval_line": _("Approval: {words}."),
+    "ended": _("Nothing will be ordered for it; if it is still needed, start a new request."),
     "approval_pending": _("pending with {who}"),
     "a_manager": _("a manager"),
     "po_issued": _("The purchase order for {number} is {po}: {what} from {supplier}, {total} incl. tax."),
@@ -113,6 +114,7 @@ PHRASES = {
     "decided_approved": pgettext_lazy("decision verb", "approved"),
     "decided_expired": pgettext_lazy("decision verb", "let expire"),
     "why_review": _("It is with a person for review: {reason}"),
+    "review_told": _("The administrators have been told; you need not do anything unless someone asks you."),
     "why_nothing": _("Nothing was rejected or returned: {number} ({what}) is {state}."),
     "change_returned": _("{who} returned {number} ({what}) with this comment: \"{comment}\" Tell me the change "
                          "(for example \"make it 2\") and I'll revise the request and send it back for approval."),

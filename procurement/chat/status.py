@@ -3,7 +3,7 @@ and the approver's comment), never from what was said in chat. Each names the re
 (REQ number and items). An outcome nobody could verify reads "pending verification"."""
 from datetime import datetime
 
-from .. import labels, selectors, sentences, workflow
+from .. import erp, labels, selectors, sentences, workflow
 from ..people import person_label
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import draft as drafts
@@ -85,7 +85,7 @@ def _why_in_review(task, lang: str) -> str:
     with language(lang):
         event = selectors.why_in_review(task.id)
         reason = sentences.event_reason(event) if event is not None else ""
-    return say("why_review", lang, reason=reason) if reason else ""
+    return join(say("why_review", lang, reason=reason) if reason else "", say("review_told", lang))
 
 
 def status_reply(task, lang: str) -> str:
@@ -98,11 +98,16 @@ def status_reply(task, lang: str) -> str:
             parts.append(say("still_needed", lang, gaps=drafts.gap_names(gaps, lang)))
     if task.state == workflow.AWAITING_INPUT and task.question:
         parts.append(say("question", lang, question=_question(task, lang)))
-    for receipt in task.receipts:
+    if task.state in (workflow.REJECTED, workflow.CANCELLED, workflow.EXPIRED):
+        # Who ended it and why, and that nothing comes of it: no ERP history to read through.
+        if task.state == workflow.REJECTED and (task.decision or {}).get("status") == "rejected":
+            return join(*parts, _decided(task, lang), say("ended", lang))
+        parts.append(say("ended", lang))
+    for receipt in [] if task.state in workflow.TERMINAL - {workflow.CONFIRMED} else _current(task.receipts):
         ref = f" {receipt['external_id']}" if receipt["status"] == "confirmed" and receipt["external_id"] else ""
         parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
                          ref=ref, status=_label(labels.RECEIPT_LABELS, receipt["status"], lang)))
-    for approval in task.approvals[:2]:  # newest first; older ones are history (versions are internals)
+    for approval in task.approvals[:1]:  # the newest; older ones are history (versions are internals)
         if approval["status"] == "pending" and (task.waiting_on or {}).get("kind") == APPROVAL:
             continue  # already said: who it waits on, since when
         if approval["status"] == "pending":
@@ -113,6 +118,16 @@ def status_reply(task, lang: str) -> str:
             words = _label(labels.APPROVAL_LABELS, approval["status"], lang)
         parts.append(say("approval_line", lang, words=words))
     return join(*parts)
+
+
+def _current(receipts: list[dict]) -> list[dict]:
+    """What the ERP holds for the request as it is now: the newest requisition and purchase order.
+    Requisitions cancelled when an amendment replaced them are history, not her request's state."""
+    newest = {}
+    for receipt in receipts:  # oldest first
+        if receipt["operation"] != erp.CANCEL_REQUISITION:
+            newest[receipt["operation"]] = receipt
+    return list(newest.values())
 
 
 def po_reply(task, lang: str) -> str:

@@ -90,7 +90,8 @@ def approval_reminders(now=None) -> int:
 
 
 def _unnoticed(*, task_id=None):
-    concerns = Q(event__in=list(EVENT_KINDS)) | (Q(to_state__in=list(STATE_KINDS)) & ~Q(from_state=F("to_state")))
+    concerns = (Q(event__in=list(EVENT_KINDS)) | (Q(to_state__in=list(STATE_KINDS)) & ~Q(from_state=F("to_state")))
+                | LEAVES_REVIEW)
     events = TaskEvent.objects.filter(concerns, task__kind=workflow.KIND, notice_source__isnull=True)
     cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
     if task_id is not None:
@@ -139,21 +140,27 @@ def _deliver(d: Delivery):
 # -- what each event tells whom ----------------------------------------------------------------
 
 APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
+LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
 
 
-def _retire_approver_notices(event: TaskEvent):
-    """A decision, a new version or the end of the task leaves nothing to decide on the approval
-    notices written before it: they leave the bell (marked read) and stay in the list."""
+def _retire_notices(event: TaskEvent):
+    """Notices that asked someone to act leave the bell (marked read, still listed) once nothing
+    is left to do: approval notices after a decision, a new version or the end of the task; the
+    work queue's once the request left review, whoever settled it."""
     ends_a_wait = event.from_state == workflow.AWAITING_APPROVAL and event.event != "escalate_approval"
-    if ends_a_wait or event.event == "request_approval":
-        Notice.objects.filter(task_id=event.task_id, kind__in=APPROVER_KINDS, read_at__isnull=True,
+    kinds = [*(APPROVER_KINDS if ends_a_wait or event.event == "request_approval" else ()),
+             *(("review_new",) if event.from_state == workflow.NEEDS_REVIEW != event.to_state else ())]
+    if kinds:
+        Notice.objects.filter(task_id=event.task_id, kind__in=kinds, read_at__isnull=True,
                               created_at__lt=event.at).update(read_at=timezone.now())
 
 
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     task = Task.objects.select_related("initiator").get(pk=event.task_id)
     key = f"event:{event.pk}"
-    _retire_approver_notices(event)
+    _retire_notices(event)
+    if event.event not in EVENT_KINDS and event.to_state not in STATE_KINDS:
+        return []  # it only left review: nobody is told, the work queue's notices retire
     if event.event in ("request_approval", "approve_step", "escalate_approval"):
         # The approval opened at (or followed the task to) this version; it may have moved on since.
         approval = (Approval.objects.filter(task=task, state_version__gte=event.version).order_by("created_at")

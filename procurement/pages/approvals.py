@@ -176,7 +176,8 @@ def decide(request, approval_id):
                                      comment=data["comment"])
             approval = selectors.approval_for_decider(request.user, approval.pk)
             if approval.status == "pending":  # one step of a longer chain
-                context |= {"approval": approval, "step_recorded": True} | chain_context(request.user, approval)
+                context |= {"approval": approval, "step_recorded": True, "may_decide": False} | chain_context(
+                    request.user, approval)
             else:
                 context |= {"approval": approval, "decided": approval, "just_decided": True} | chain_context(
                     request.user, approval)

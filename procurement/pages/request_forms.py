@@ -33,7 +33,7 @@ class LineForm(forms.Form):
         return data
 
     def line(self) -> dict | None:
-        description = (self.cleaned_data.get("description") or "").strip()
+        description = labels.item_of_label(self.cleaned_data.get("description") or "")
         return {"description": description, "quantity": self.cleaned_data["quantity"]} if description else None
 
 
@@ -53,7 +53,8 @@ LineFormSet = forms.formset_factory(LineForm, formset=BaseLineFormSet, extra=BLA
 
 
 def line_formset(data=None, lines=()) -> BaseLineFormSet:
-    initial = [{"description": line.description, "quantity": line.quantity} for line in lines]
+    # Shown in the reader's language (「USB-C 擴充座」); LineForm.line() reads it back as the item.
+    initial = [{"description": labels.item_label(line.description), "quantity": line.quantity} for line in lines]
     return LineFormSet(data, initial=initial or None, prefix="lines")
 
 

@@ -252,10 +252,11 @@ def said_since(approval: Approval, since_version: int | None) -> dict:
     return {"replies": replies, "purpose": purpose}
 
 
+# What an approver weighs. The ERP requisition is new after every revision (the old one is
+# cancelled), so it is not listed as a change: the scope still binds it, and the page names it.
 SCOPE_FIELDS = (("supplier", pgettext_lazy("scope change", "Supplier"), "supplier"),
                 ("total", pgettext_lazy("scope change", "Total (incl. tax)"), "money"),
                 ("lines", pgettext_lazy("scope change", "Lines"), "lines"),
-                ("erp_requisition", pgettext_lazy("scope change", "ERP requisition"), "text"),
                 ("cost_centre", pgettext_lazy("scope change", "Cost centre"), "text"))
 
 

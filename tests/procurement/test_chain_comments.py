@@ -69,3 +69,25 @@ def test_the_first_step_says_before_the_click_that_it_orders_nothing(demo, erp, 
     client.force_login(demo["frank"])
     text = visible_text(client.get(reverse("approval-page", args=[pending(task).pk])).content.decode())
     assert heading not in text and later not in text  # the last step: what its click does, as before
+
+
+def test_after_his_step_click_the_page_asks_nothing_more_of_him(demo, erp, eager):
+    import re
+    task = submit(demo["alice"], MIDDLE)
+    approval = pending(task)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["bob"])
+    page = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    assert "核准第 1 關</button>" in page and "NT$513,030" not in re.search(r"<button[^>]*>[^<]*核准[^<]*</button>",
+                                                                          page).group(0)
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="approve".*?</form>', page, re.S).group(0)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+    answer = client.post(reverse("approval-decide", args=[approval.pk]), fields | {"comment": ""},
+                         HTTP_HX_REQUEST="true")
+    html = answer.content.decode()
+    assert answer.status_code == 200 and "您對這一關的核准已記錄" in html
+    assert 'name="decision"' not in html, "no form to decide again"
+    assert 'id="approval-title" hx-swap-oob="true">您已核准：等待下一關' in html
+    assert "您已核准第 1 關" not in html  # said once
+    reloaded = visible_text(client.get(reverse("approval-page", args=[approval.pk])).content.decode())
+    assert "您已核准：等待下一關" in reloaded and "核准這筆採購嗎" not in reloaded

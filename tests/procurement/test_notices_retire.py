@@ -67,3 +67,19 @@ def test_the_admin_on_call_is_told_when_a_request_waits_in_the_work_queue(demo, 
     client.force_login(demo["carol"])
     assert f"Alice Lin 的請購 {number}" in visible_text(client.get(reverse("notices")).content.decode())
     assert f'id="review-{task.pk}"' in client.get(reverse("review-queue")).content.decode()
+
+
+def test_the_work_queue_notice_leaves_the_bell_once_the_request_left_review(demo, erp, eager):
+    from procurement import review
+    from procurement.notices.derive import notices_catch_up
+    erp.fault(mode="down", path="/requisitions")
+    task = submit(demo["alice"], SMALL)
+    assert unread(demo["carol"], task) == ["review_new"]
+    erp.clear_faults()
+    task.refresh_from_db()
+    review.review_retry(user=demo["bob"], task_id=task.pk, expected_version=task.version, reason="ERP is back")
+    notices_catch_up()  # the recovery pass's safety net, whether or not the action's own pass ran
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval"
+    assert unread(demo["carol"], task) == []
+    assert Notice.objects.filter(recipient=demo["carol"], task=task, kind="review_new").exists()

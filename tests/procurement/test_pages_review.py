@@ -195,3 +195,13 @@ def test_erp_errors_in_a_few_words(raw, en):
     from procurement.sentences import error_words
     with translation.override("en"):
         assert error_words(raw) == en
+
+
+def test_checking_again_while_the_erp_is_still_down_says_so_in_her_words_not_the_raw_error(in_review, demo):
+    from .page_text import visible_text
+    answer = client_for(demo["carol"], lang="zh-hant").post(act(in_review, "reconcile"), {
+        "version": in_review.version, "reason": "再查一次"}, **HX)
+    assert answer.status_code == 200
+    text = visible_text(answer.content.decode())
+    assert "仍無法確認。ERP 請購單：ERP 目前還無法確認是否已生效。ERP 本身發生錯誤（HTTP 503）。" in text
+    assert "GET /requisitions" not in text.split("仍無法確認", 1)[1].split("詳細資料", 1)[0]

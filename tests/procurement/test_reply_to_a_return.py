@@ -43,10 +43,13 @@ def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languag
     task = returned(demo)
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["alice"])
-    form = visible_text(client.get(reverse("task-page", args=[task.pk])).content.decode())
+    html = client.get(reverse("task-page", args=[task.pk])).content.decode()
+    form = visible_text(html)
     assert "您的回覆" in form and QUESTION in form
+    assert 'value="USB-C 擴充座"' in html and 'value="USB-C dock"' not in html  # the item in her language
     answer = "沒有指定型號，能接兩個螢幕就可以"
-    page = client.post(reverse("task-amend", args=[task.pk]), reply_form(task, answer), **HX)
+    data = reply_form(task, answer) | {"lines-0-description": "USB-C 擴充座"}  # posted back as shown
+    page = client.post(reverse("task-amend", args=[task.pk]), data, **HX)
     assert page.status_code == 200, visible_text(page.content.decode())
     task.refresh_from_db()
     assert task.state == "awaiting_approval"
