@@ -33,7 +33,7 @@ from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
 from .render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)
-from .returned import returned_question_post
+from .returned import notice_post, returned_question_post
 from .travel import TRAVEL_KINDS, travel_context
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,8 @@ EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned"
                "approve_step": "approval_new", "escalate_approval": "approval_escalated", **TRAVEL_KINDS}
 STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
                workflow.CANCELLED: "cancelled"}
+# The outcomes she hears of in her conversation too (a return is posted there as its question).
+CHAT_KINDS = ("approved", "rejected", "po_issued", "expired")
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
 
@@ -59,6 +61,7 @@ class Delivery:
     context: dict = field(default_factory=dict)
     user: object = None     # an in-page notice for this person, and mail to their address
     email: str = ""         # mail only (the supplier)
+    in_chat: bool = False   # told in her conversation about the request too (notices.returned.notice_post)
 
 
 def notices_for_task(task_id) -> int:
@@ -131,6 +134,8 @@ def _deliver(d: Delivery):
                  for code, _name in settings.LANGUAGES}
         Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, texts=texts,
                               url=d.link, key=f"{d.key}:{d.user.pk}")
+        if d.in_chat:
+            notice_post(task=d.task, kind=d.kind, texts=texts, language=d.language)
     to = d.email or (d.user.email if d.user is not None else "")
     if to:
         notification_queue(task_id=d.task.pk, to=to, subject=rendered.subject, body=rendered.body,
@@ -193,7 +198,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         session = returned_question_post(task=task, comment=comment, approver=context.get("approver", ""),
                                          number=context["number"], language=language)
         context |= {"comment": comment, "chat_url": chat_url(session.pk)}
-    deliveries = [Delivery(kind, task, key, language, link, context, user=requester)]
+    deliveries = [Delivery(kind, task, key, language, link, context, user=requester, in_chat=kind in CHAT_KINDS)]
     if kind == "po_issued":
         deliveries += _supplier_deliveries(task, key, context["po_number"])
     if kind == "needs_review":

@@ -40,3 +40,28 @@ def _record(task: Task, comment: str, approver: str) -> dict:
         "task": str(task.pk), "state": task.state, "version": task.version, "brain": "runtime", "fallback": False,
         "expects": EXPECTS, "question": comment, "returned_by": approver, "confirming": None, "choices": [],
     }
+
+
+def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session | None:
+    """A decision or an outcome (approved, rejected, ordered, expired) told in the conversation she
+    made the request in, as the return is: she reads it where she asked, in the language of that
+    conversation (`texts`: the notice in each site language; `language`: hers, before the
+    conversation has one). A request made without the chat has no conversation, and none is
+    opened for it (her notices and mail tell her)."""
+    from ..chat.runtime import conversation_language, turn_append
+    from ..language import CHAT_LANGUAGES
+
+    session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
+               .order_by("-updated_at", "-created_at").first())
+    if session is None:
+        return None
+    spoken = CHAT_LANGUAGES.get(conversation_language(session), language)
+    text = texts.get(spoken) or texts[language]
+    lang = next((code for code, site in CHAT_LANGUAGES.items() if site == spoken), "")
+    record = {"action": "notice", "args": {}, "did": kind, "outcome": "done", "reason": "", "memory_used": [],
+              "task": str(task.pk), "state": task.state, "version": task.version, "brain": "runtime",
+              "fallback": False, "expects": "", "confirming": None, "choices": [], "lang": lang, "about": str(task.pk)}
+    with trace.using(task.trace_id):
+        turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text, data=record)
+    Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
+    return session

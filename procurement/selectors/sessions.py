@@ -7,7 +7,8 @@ from agentstate.models import Session
 
 def sessions_of(user):
     """The caller's own open conversations, most recent first."""
-    return Session.objects.filter(owner=user, locked=False).select_related("task")
+    return (Session.objects.filter(owner=user, locked=False).select_related("task__purchase_request")
+            .prefetch_related("task__purchase_request__lines"))
 
 
 def session_for(user, session_id) -> Session:
