@@ -49,7 +49,10 @@ def decision_words(decision: Decision) -> str:
     else:
         sentence = {"approve": _("%(who)s approved, %(when)s"), "reject": _("%(who)s rejected, %(when)s"),
                     "return": _("%(who)s returned it, %(when)s")}
-    return sentence.get(decision.decision, "%(who)s, %(when)s") % parts
+    said = sentence.get(decision.decision, "%(who)s, %(when)s") % parts
+    # The next step's approver reads what the one before wrote (the requester reads it on her page).
+    return _("%(decision)s: “%(comment)s”") % {"decision": said, "comment": decision.comment} if decision.comment \
+        else said
 
 
 def _own_request_notes(step: dict) -> list[str]:

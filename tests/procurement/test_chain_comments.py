@@ -91,3 +91,11 @@ def test_after_his_step_click_the_page_asks_nothing_more_of_him(demo, erp, eager
     assert "您已核准第 1 關" not in html  # said once
     reloaded = visible_text(client.get(reverse("approval-page", args=[approval.pk])).content.decode())
     assert "您已核准：等待下一關" in reloaded and "核准這筆採購嗎" not in reloaded
+
+
+def test_the_next_approver_reads_what_the_first_wrote(demo, erp, eager):
+    task = approved_at_step_one(demo)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["frank"])
+    text = visible_text(client.get(reverse("approval-page", args=[pending(task).pk])).content.decode())
+    assert f"Bob Wang 核准，" in text and f"：「{STEP_ONE}」" in text
