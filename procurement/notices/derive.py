@@ -47,6 +47,9 @@ STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_re
                workflow.CANCELLED: "cancelled"}
 # The outcomes she hears of in her conversation too (a return is posted there as its question).
 CHAT_KINDS = ("approved", "rejected", "po_issued", "expired")
+# Notices that ask someone to act, retired once nothing is left to do (_retire_notices).
+APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
+LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
 
@@ -143,10 +146,6 @@ def _deliver(d: Delivery):
 
 
 # -- what each event tells whom ----------------------------------------------------------------
-
-APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
-LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
-
 
 def _retire_notices(event: TaskEvent):
     """Notices that asked someone to act leave the bell (marked read, still listed) once nothing
