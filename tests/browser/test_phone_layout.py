@@ -66,7 +66,7 @@ def test_in_traditional_chinese_the_inbox_and_the_approval_fit_the_phone(approva
     expect(bob.locator("#approval-badge")).to_have_text("退回修改")
     bob.reload()
     expect(bob.get_by_role("heading", name="簽核結果：退回修改")).to_be_visible()
-    expect(bob.get_by_text("只要一台就好")).to_be_visible()
+    expect(bob.get_by_text("只要一台就好", exact=True)).to_be_visible()
     assert_fits_the_phone(bob)
     bob.screenshot(path=str(ARTIFACTS / "approve-decided-zh-390.png"), full_page=True)
 
