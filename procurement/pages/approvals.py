@@ -16,9 +16,10 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from .. import labels, selectors, services, workflow
+from .. import labels, selectors, services
 from ..budget import budget_outlook
 from ..people import people_labels, person_label, remember
+from ..policy.chain import withdrawn
 from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
 from ..policy.words import chain_lines
@@ -86,8 +87,7 @@ def approval_context(user, approval) -> dict:
         "changes": selectors.scope_changes(previous and previous["scope"], approval.scope),
         "said": selectors.said_since(approval, previous and previous["state_version"]),
         "decided": approval if approval.status in DECIDED else None,
-        # Superseded by the request's cancel, not by a newer version: nothing replaced it.
-        "withdrawn": approval.status == "superseded" and task.state == workflow.CANCELLED,
+        "withdrawn": withdrawn(approval),
         "po_number": (task.data.get("purchase_order") or {}).get("id", ""),
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
         "may_decide": selectors.on_route(user, approval),

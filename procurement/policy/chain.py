@@ -67,6 +67,11 @@ class StepView:
         return self.decisions[-1].at if self.decisions else None
 
 
+def withdrawn(approval) -> bool:
+    """Superseded because the request was cancelled, not by a newer version: nothing replaced it."""
+    return approval.status == "superseded" and approval.task.state == "cancelled"
+
+
 def chain_view(approval) -> list[StepView]:
     if not approval.chain:
         return _single_step(approval)

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
 from ..people import people_labels, person_label, remember
-from .chain import Decision, StepView, chain_view
+from .chain import Decision, StepView, chain_view, withdrawn
 
 ROLES = {"manager": pgettext_lazy("approval role", "department manager"),
          "director": pgettext_lazy("approval role", "director"),
@@ -88,8 +88,7 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
     from ..requests import stand_in_words
 
     steps = chain_view(approval)
-    # Superseded by the request's cancel, not by a newer version: nothing replaced it.
-    withdrawn = approval.status == "superseded" and approval.task.state == "cancelled"
+    cancelled = withdrawn(approval)
     remember(_named(approval, steps) + [delegate for _, delegate in stand_ins])
     lines = []
     for step in steps:
@@ -106,7 +105,7 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
             extra.append(_("If it waits more than %(hours)s hours, it is offered to the backup.") % {
                 "hours": f"{step.escalate_after_seconds / 3600:g}"})
         lines.append({"number": step.number, "who": step_who(step), "status": step.status,
-                      "status_label": str(STATUSES["withdrawn" if withdrawn and step.status == "superseded"
+                      "status_label": str(STATUSES["withdrawn" if cancelled and step.status == "superseded"
                                                    else step.status]),
                       "decisions": [decision_words(d) for d in step.decisions], "notes": extra,
                       "current": step.status == "pending"})
