@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from procurement.models import Notice
 
-from .page_text import visible_text
+from .page_text import page, visible_text
 from .policy_support import MIDDLE, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -14,11 +14,7 @@ STEP_ONE = "保固請選三年"
 
 
 def page_text(user, task, language) -> str:
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(user)
-    page = client.get(reverse("task-page", args=[task.pk]))
-    assert page.status_code == 200
-    return visible_text(page.content.decode())
+    return page(user, reverse("task-page", args=[task.pk]), HTTP_ACCEPT_LANGUAGE=language)
 
 
 def approved_at_step_one(demo):
@@ -77,18 +73,18 @@ def test_after_his_step_click_the_page_asks_nothing_more_of_him(demo, erp, eager
     approval = pending(task)
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["bob"])
-    page = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
-    assert "核准第 1 關</button>" in page and "NT$513,030" not in re.search(r"<button[^>]*>[^<]*核准[^<]*</button>",
-                                                                          page).group(0)
-    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="approve".*?</form>', page, re.S).group(0)
+    html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    assert "核准第 1 關</button>" in html and "NT$513,030" not in re.search(r"<button[^>]*>[^<]*核准[^<]*</button>",
+                                                                          html).group(0)
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="approve".*?</form>', html, re.S).group(0)
     fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
     answer = client.post(reverse("approval-decide", args=[approval.pk]), fields | {"comment": ""},
                          HTTP_HX_REQUEST="true")
-    html = answer.content.decode()
-    assert answer.status_code == 200 and "您對這一關的核准已記錄" in html
-    assert 'name="decision"' not in html, "no form to decide again"
-    assert 'id="approval-title" hx-swap-oob="true">您已核准：等待下一關' in html
-    assert "您已核准第 1 關" not in html  # said once
+    result = answer.content.decode()
+    assert answer.status_code == 200 and "您對這一關的核准已記錄" in result
+    assert 'name="decision"' not in result, "no form to decide again"
+    assert 'id="approval-title" hx-swap-oob="true">您已核准：等待下一關' in result
+    assert "您已核准第 1 關" not in result  # said once
     reloaded = visible_text(client.get(reverse("approval-page", args=[approval.pk])).content.decode())
     assert "您已核准：等待下一關" in reloaded and "核准這筆採購嗎" not in reloaded
 

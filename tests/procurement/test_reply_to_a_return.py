@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from agentstate.models import Approval, TaskEvent
 
-from .page_text import visible_text
+from .page_text import page, visible_text
 from .policy_support import api, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,11 +32,7 @@ def reply_form(task, answer, justification="team equipment") -> dict:
 
 
 def page_of(user, approval, language) -> str:
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(user)
-    page = client.get(reverse("approval-page", args=[approval.pk]))
-    assert page.status_code == 200
-    return visible_text(page.content.decode())
+    return page(user, reverse("approval-page", args=[approval.pk]), HTTP_ACCEPT_LANGUAGE=language)
 
 
 def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languages(demo, erp, eager):
@@ -49,8 +45,8 @@ def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languag
     assert 'value="USB-C 擴充座"' in html and 'value="USB-C dock"' not in html  # the item in her language
     answer = "沒有指定型號，能接兩個螢幕就可以"
     data = reply_form(task, answer) | {"lines-0-description": "USB-C 擴充座"}  # posted back as shown
-    page = client.post(reverse("task-amend", args=[task.pk]), data, **HX)
-    assert page.status_code == 200, visible_text(page.content.decode())
+    answered = client.post(reverse("task-amend", args=[task.pk]), data, **HX)
+    assert answered.status_code == 200, visible_text(answered.content.decode())
     task.refresh_from_db()
     assert task.state == "awaiting_approval"
     event = TaskEvent.objects.get(task=task, event="answer")
@@ -91,9 +87,9 @@ def test_an_empty_reply_form_says_what_to_fill_in(demo, erp, eager):
     task = returned(demo)
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["alice"])
-    page = client.post(reverse("task-amend", args=[task.pk]), reply_form(task, "  "), **HX)
-    assert page.status_code == 400
-    assert "請寫下您的回覆" in visible_text(page.content.decode())
+    refused = client.post(reverse("task-amend", args=[task.pk]), reply_form(task, "  "), **HX)
+    assert refused.status_code == 400
+    assert "請寫下您的回覆" in visible_text(refused.content.decode())
     task.refresh_from_db()
     assert task.state == "awaiting_input"
 
