@@ -16,6 +16,10 @@ step usually does: LangGraph gets `new_versions` naming only that channel (so it
 blob), agentstate gets `data={"n": i}` merged into the task. Then `pgbench -N` (simple update)
 runs 10 s at 1 and 4 clients on the same server, so transitions per second can be read as a
 share of what the server does with a plain write transaction.
+
+Last, the floor of the design (design_floor): a row shaped and indexed like the task row, written
+once conditionally and read back, with nothing else, against LangGraph the same way: what is
+left for the engine's guarantees before the 1.2x target is missed.
 """
 import argparse
 import json
@@ -47,6 +51,7 @@ from agentstate.models import Task  # noqa: E402
 
 KIND, TENANT = "bench_sbs", "BENCH"
 SIZES_KB = (1, 10, 100)
+FLOOR_SIZES_KB = (1, 10)
 # Two modes, each side by side with LangGraph on the same setting: "flush" (both commit as the
 # server says: synchronous_commit=on), and "no-wait" (agentstate's runtime moves declared
 # durable=False; LangGraph's connection with synchronous_commit=off).
@@ -204,6 +209,62 @@ def floor(url: str, iterations: int) -> dict:
     return figures
 
 
+def design_floor(url: str, user, saver, iterations: int) -> list[dict]:
+    """The least any store can do that keeps DESIGN §4's task row as the one source of truth, against
+    LangGraph, alternating as above (flush mode). Per step: one UPDATE of a row shaped and indexed like
+    agentstate_task, conditional on its version (new state, version + 1, the step's key merged into the
+    overlay), committed alone, then one SELECT of its state, parsed as the engine parses it; prepared
+    statements on a plain psycopg connection. Nothing else: no event, no checkpoint, no commit-time
+    guard, no foreign keys, no engine code. What agentstate costs above this is what those guarantees
+    cost; where this floor is itself under 1.2x LangGraph, no store keeping the task row reaches it.
+    At 1 and 10 KB only: at 100 KB the read dominates, and this one (the row's jsonb turned back into
+    text by the server, about 1 ms per 100 KB) is slower than the engine's own read of a checkpoint's
+    stored text, so it would be no floor there."""
+    import psycopg
+
+    from agentstate.sql import loads
+
+    rows = []
+    with psycopg.connect(url, autocommit=True, prepare_threshold=0) as conn:
+        conn.execute("DROP TABLE IF EXISTS bench_floor_task")
+        # LIKE copies the columns, storage, compression, checks and indexes; never triggers or foreign keys.
+        conn.execute("CREATE TABLE bench_floor_task (LIKE agentstate_task INCLUDING ALL)")
+        try:
+            for kb in FLOOR_SIZES_KB:
+                state = state_of(kb)
+                task = task_create(kind=KIND, initiator=user, tenant=TENANT, data=state)
+                conn.execute("INSERT INTO bench_floor_task SELECT * FROM agentstate_task WHERE id = %s", [task.pk])
+                conn.execute("ANALYZE bench_floor_task")
+                thread_id, parent, version, current = f"bench-{uuid.uuid4()}", None, task.version, task.state
+                ours, theirs = [], []
+                for i in range(iterations + 10):
+                    started = time.perf_counter()
+                    moved = conn.execute(
+                        "UPDATE bench_floor_task SET state = %s, version = version + 1, updated_at = now(), "
+                        "data_overlay = data_overlay || %s::jsonb WHERE id = %s AND version = %s",
+                        [NEXT_EVENT[current], json.dumps({"n": i}), task.pk, version]).rowcount
+                    stored, overlay = conn.execute("SELECT data::text, data_overlay::text FROM bench_floor_task "
+                                                   "WHERE id = %s", [task.pk]).fetchone()
+                    read = {**loads(stored), **loads(overlay)}
+                    elapsed = time.perf_counter() - started
+                    assert moved == 1 and read["n"] == i and len(read) == len(state)
+                    version, current = version + 1, NEXT_EVENT[current]
+                    if i >= 10:
+                        ours.append(elapsed)
+                    elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
+                    if i >= 10:
+                        theirs.append(elapsed)
+                row = {"size_kb": kb, "floor": summary(ours), "langgraph": summary(theirs)}
+                row["ratio_p50"] = round(row["langgraph"]["p50_ms"] / row["floor"]["p50_ms"], 2)
+                rows.append(row)
+                print(f"  floor {kb:>4} KB  one task-row write + one read p50 {row['floor']['p50_ms']:6.2f} ms  |  "
+                      f"langgraph p50 {row['langgraph']['p50_ms']:6.2f} ms  |  ratio p50 {row['ratio_p50']:.2f}x",
+                      flush=True)
+        finally:
+            conn.execute("DROP TABLE IF EXISTS bench_floor_task")
+    return rows
+
+
 def pgbench(clients: int, seconds: int) -> dict:
     params = connection.get_connection_params()
     env = dict(os.environ, PGPASSWORD=str(params.get("password") or ""))
@@ -293,6 +354,8 @@ def main():
     result["fire_only_1kb"] = fire_only(user, args.iterations)
     print(f"fire() alone at 1 KB: p50 {result['fire_only_1kb']['p50_ms']:.2f} ms", flush=True)
     result["floor"] = floor(url, args.iterations)
+    with langgraph_saver(url) as saver:
+        result["design_floor"] = design_floor(url, user, saver, args.iterations)
     print(f"floor: a round trip p50 {result['floor']['round_trip']['p50_ms']:.2f} ms, a durable one-row write p50 "
           f"{result['floor']['durable_write']['p50_ms']:.2f} ms", flush=True)
     if not args.skip_pgbench:
