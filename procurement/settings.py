@@ -135,8 +135,12 @@ OIDC_CALLBACK_CLASS = "procurement.oidc.CallbackView"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?directory=refused"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
-LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hant", "繁體中文")]
+# The language of whoever has not chosen one: mail to an approver who has never signed in, a page
+# asked for without Accept-Language. An office that reads Traditional Chinese sets zh-hant.
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en").strip().lower() or "en"
+if LANGUAGE_CODE not in dict(LANGUAGES):
+    raise ImproperlyConfigured(f"LANGUAGE_CODE must be one of {', '.join(dict(LANGUAGES))}, not {LANGUAGE_CODE!r}.")
 TIME_ZONE = "Asia/Taipei"
 USE_I18N = True
 USE_TZ = True

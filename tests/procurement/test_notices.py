@@ -2,6 +2,9 @@
 links; the supplier's purchase order only after the ERP confirmed it; 退回 as the agent's
 question in the requester's conversation."""
 import email
+import os
+import subprocess
+import sys
 import threading
 from datetime import timedelta
 from email import policy
@@ -162,6 +165,46 @@ def test_a_zh_hant_approver_reads_the_items_of_a_new_approval_in_chinese(demo, e
     for text in (to_bob.body, notice.text):
         assert "筆電 × 2、USB-C 擴充座 × 1" in text
         assert "Laptop" not in text and "dock" not in text
+
+
+def test_an_office_that_reads_chinese_sends_an_approver_who_never_signed_in_his_first_mail_in_chinese(
+        demo, erp, eager, mailoutbox, settings):
+    """LANGUAGE_CODE=zh-hant: bob has never signed in nor chosen a language, so he is written to in
+    the office's language; his own choice, once made, wins."""
+    from procurement.models import UserPreference
+
+    settings.LANGUAGE_CODE = "zh-hant"
+    bob = demo["bob"]
+    UserPreference.objects.filter(user=bob).delete()
+    submit(demo["alice"])
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    assert "筆電 × 2" in to_bob.body and "Laptop" not in to_bob.body and "Approval needed" not in to_bob.subject
+
+    user_language_set(user=bob, language="en")
+    mailoutbox.clear()
+    submit(demo["alice"])
+    [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
+    assert to_bob.subject.startswith("Approval needed") and "Laptop" in to_bob.body
+
+
+def site_language(value: str) -> subprocess.CompletedProcess:
+    """Start the settings with LANGUAGE_CODE=value, as a deployment would, and print the language."""
+    from django.conf import settings as django_settings
+
+    return subprocess.run([sys.executable, "-c", "import django; django.setup(); from django.conf import settings; "
+                           "print(settings.LANGUAGE_CODE)"], capture_output=True, text=True, cwd=django_settings.BASE_DIR,
+                          env={**os.environ, "LANGUAGE_CODE": value, "DJANGO_SETTINGS_MODULE": "procurement.settings"})
+
+
+def test_the_office_language_comes_from_the_environment_as_written_in_either_case():
+    assert site_language("zh-Hant").stdout.strip() == "zh-hant"
+    assert site_language("").stdout.strip() == "en"
+
+
+def test_a_language_code_the_site_does_not_speak_stops_it_from_starting_and_says_which_it_speaks():
+    run = site_language("fr")
+    assert run.returncode != 0
+    assert "LANGUAGE_CODE must be one of en, zh-hant, not 'fr'" in run.stderr
 
 
 def test_a_return_puts_the_comment_in_alice_latest_conversation_as_the_agents_question(demo, erp, eager,
