@@ -42,7 +42,10 @@ CLAUSE_SPLIT = re.compile(r",(?!\d{3}(?:\D|$))|[，;；、。\n]|\s+(?:and|plus|
 CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\b[^.,;!?]*?\bto\s+(?P<n>{NUMBER})|"
                     rf"\bmake\s+it\s+(?P<n2>{NUMBER})\b|(?P<n3>{NUMBER})\s+instead\b|"
                     rf"(?:改成|改為|改为|改回|換成|變成|調成|減為|減到|降為|降到|減少到|增加到|加到|只要|改)\s*(?P<n4>{NUMBER})|"
-                    rf"\b(?:just|only)\s+(?P<n5>{NUMBER})\b", re.IGNORECASE)
+                    rf"\b(?:just|only)\s+(?P<n5>{NUMBER})\b|"
+                    # 「那就兩台」「先買2台就好」「兩台就夠了」: a count said as what will do
+                    rf"(?:那就|就|先買?|只買)\s*(?P<n6>{NUMBER})\s*{UNIT}|"
+                    rf"(?P<n7>{NUMBER})\s*{UNIT}\s*就(?:好|夠|可以|行)", re.IGNORECASE)
 REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
 JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
@@ -241,8 +244,10 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     if not found.justification:
         found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")
     change = CHANGE.search(rest)
+    if change and (change.group("n6") or change.group("n7")) and found.lines:
+        change = None  # 「先買2台筆電就好」: the line it names already says how many
     if change:
-        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4", "n5") if g))
+        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4", "n5", "n6", "n7") if g))
         named = [item for item, _ in found.lines]
         found.quantity_change = (named[0] if named else None, n) if n else None
         found.lines = []

@@ -64,7 +64,7 @@ YES = {"yes", "y", "yep", "yeah", "yup", "yes please", "confirm", "confirmed", "
        "好", "好的", "好啊", "好喔", "好哦", "好呀", "好滴", "行", "可", "確認", "確定", "對", "對的", "是", "是的",
        "沒錯", "可以", "送出", "確認送出", "送出吧", "沒問題", "就這樣", "就這樣吧", "就這些", "麻煩了", "麻煩你了",
        "送吧", "送", "ok 送出", "好 送出", "好的 送出", "確認 送出", "沒問題 送出", "好 確認", "嗯", "嗯嗯", "對 送出",
-       "可以 送出", "就這樣 送出", "好 就這樣"}
+       "可以 送出", "就這樣 送出", "好 就這樣", "嗯對", "對啊", "對呀", "是啊", "嗯好", "好 對"}
 NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not now", "later", "don't", "do not",
       "no thanks", "no thank you", "don't submit", "do not submit", "not yet please", "wait a moment",
       "wait a sec", "let me think", "let me check", "hold off", "stop",
@@ -74,10 +74,12 @@ THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank y
           "謝謝", "謝謝你", "謝謝您", "感謝", "感謝你", "感謝您", "多謝", "謝啦", "感恩", "謝了"}
 # The whole message, after normalised(): one cancel word, or two said together (「算了取消」,
 # "never mind, cancel it"), with a softening word before or after (「那就取消吧」, 「算了不買了啦」).
-_CANCEL_WORD = (r"(?:cancel(?: it| this| that| the request| my request)?|never mind|nevermind|forget it|"
-                r"取消(?:申請|這筆(?:申請)?|這個|掉|好了)?|不用了|算了|不買了)")
-# Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit".
-_CANCEL_BEFORE = r"(?:(?:不對|不是|no|oops|sorry)\s*)?(?:(?:那|那就|好吧|唉)\s*)?(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?"
+_CANCEL_WORD = (r"(?:cancel(?: it| this(?: one)?| that(?: one)?| the request| my request)?|never mind|nevermind|nvm|"
+                r"forget it|取消(?:申請|這筆(?:申請)?|這張(?:單子?)?|這個|掉|好了)?|撤(?:掉|銷|回)(?:這張|這筆)?|"
+                r"(?:這張|這筆)(?:單子?)?不要了|不用了|算了|不買了)")
+# Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit"; or as a
+# yes to "cancel it?": 「對，取消」.
+_CANCEL_BEFORE = r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|ok)\s*)?(?:(?:那|那就|好吧|唉)\s*)?(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?"
 _CANCEL_AFTER = r"(?:\s*(?:吧|了|啦|好了))?(?:\s*(?:不是要送出|不是送出|不要送出|not submit(?: it)?|don't submit(?: it)?))?"
 CANCEL = re.compile(rf"^{_CANCEL_BEFORE}{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?{_CANCEL_AFTER}$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"

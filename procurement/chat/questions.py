@@ -17,6 +17,8 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
     ("why", re.compile(
         r"\bwhy\b|\bhow come\b|\bwhat (?:was|is) the reason\b|\breason (?:for|it|why)\b|"
         r"\bwhat did (?:the manager|my manager|the approver|\w+) (?:say|write|comment)\b|\bcomments?\b|"
+        r"\b(?:did|has) (?:the manager|my manager|the approver|my boss|he|she|\w+) (?:say|said|write|written|"
+        r"comment|commented|leave|left) (?:anything|something|a (?:comment|note))\b|\bany (?:feedback|notes?)\b|"
         r"為什麼|為何|什麼原因|原因|理由是|怎麼會被|被退回|被駁回|主管說|說了什麼|意見|"
         r"(?:主管|經理|老闆|處長|核准人|審核的人)(?:有|那邊|那裡)?(?:說|講|回|寫)(?:了)?(?:什麼|甚麼|啥)|"
         r"(?:主管|經理|老闆|處長)怎麼說", re.IGNORECASE)),
@@ -29,6 +31,7 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
     ("unknown", re.compile(
         r"\bwhen\b[^?.!]*\b(arrive|come|get here|be delivered|deliver|ship|shipped|receive)\b|"
         r"\bdelivery (?:date|time|status)\b|\b(?:has|have|did) (?:it|they) (?:arrived?|shipped?)\b|"
+        r"\bwhen(?:'s| is| are| will)\b[^?.!]*\b(?:arriving|coming|getting here|being delivered|shipping)\b|"
         r"\btracking\b|\beta\b|到貨|送到了|什麼時候(會)?(到|送|寄|出貨|交貨)|何時(會)?(到|送|出貨)|"
         r"出貨了|物流|寄出了嗎|到了嗎", re.IGNORECASE)),
     ("status", re.compile(
@@ -39,7 +42,9 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
         r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"
         # 「大概什麼時候會好？」「還要等多久？」: who it waits on and since when is what the records can say
-        r"\bhow long\b|\bwhen will (?:it|they|my \w+) be (?:approved|done|ready|finished)\b|"
+        r"\bhow long\b|\bwhen\b[^?.!]*\b(?:be|get|gets|getting|is|are)\s+(?:approved|done|ready|finished|through)\b|"
+        # 「現在卡在誰那邊？」「誰要簽？」「現在好了嗎」「怎麼這麼久」: who it waits on, since when
+        r"卡在|在誰(?:那邊|那裡|那|手上)|誰(?:要|會|來|還沒)?簽|好了嗎|這麼久|那麼久|"
         r"什麼時候(?:會|才|能|可以)?(?:好|完成|核准|批|下來|處理好|通過)|(?:還要|要)?等?多久|"  # 「現在呢？」 after an answer: where is it now
         r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況|"
         # 「誰在審我的單？」「我上週送的那張單子呢？」

@@ -27,7 +27,11 @@ TAX_ANSWERS = {"incl": "included", "included": "included", "inclusive": "include
                "with tax": "included", "含": "included", "含稅": "included", "excl": "excluded", "excluded": "excluded",
                "exclusive": "excluded", "without": "excluded", "before tax": "excluded", "未": "excluded",
                "未稅": "excluded", "不含": "excluded", "不含稅": "excluded"}
-NAMED_CANCEL = re.compile(r"^\s*(?:please\s+)?cancel\s+(?P<en>.+)$|^\s*(?:請|幫我)?取消\s*(?P<zh>.+)$", re.IGNORECASE)
+NAMED_CANCEL = re.compile(
+    r"^\s*(?:please\s+)?(?:cancel|scrap|withdraw)\s+(?P<en>.+)$|^\s*(?:請|幫我)?(?:取消|撤掉|撤銷|撤回)\s*(?P<zh>.+)$|"
+    # 「幫我把椅子那張撤掉」: the request first, then the verb; its 那張/那筆 tells it from an item (「螢幕不要了」)
+    r"^\s*(?:請|麻煩)?(?:幫我)?把?\s*(?P<zh2>.+?(?:那張|那筆|的單子?|的申請))\s*(?:撤掉|撤銷|撤回|取消掉?|不要了)"
+    r"\s*(?:吧|了|好了)?\s*[。！!]?$", re.IGNORECASE)
 JUSTIFY_WORD = re.compile(r"\b(justification|reason|purpose|because)\b|用途|因為|理由", re.IGNORECASE)
 
 
@@ -239,9 +243,10 @@ def _says_something(message: str) -> bool:
 
 
 def named_cancel(message: str, ctx: Context) -> Cancel | None:
-    """「取消筆電那張」, "cancel the monitor request", "cancel REQ-000012": one of her requests, by name."""
+    """「取消筆電那張」, 「幫我把椅子那張撤掉」, "scrap the dock one", "cancel REQ-000012": one of her
+    requests, by name."""
     match = NAMED_CANCEL.match(message.strip())
-    rest = (match.group("en") or match.group("zh") or "") if match else ""
+    rest = (match.group("en") or match.group("zh") or match.group("zh2") or "") if match else ""
     if not rest or lexicon.is_cancel(message):
         return None
     ref = REF.search(rest)

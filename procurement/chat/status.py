@@ -156,6 +156,8 @@ def why_reply(task, lang: str) -> str:
         return join(head, _decided(task, lang))
     if task.state == workflow.AWAITING_INPUT and task.question:
         return join(head, say("question", lang, question=_question(task, lang)))
+    if task.decision and task.decision["status"] == "approved" and task.decision["comment"]:
+        return join(head, _decided(task, lang))  # 「主管有說什麼嗎」 after 「OK，盡快到貨」
     # 「為什麼還沒核准」: nothing went wrong, so say what it is waiting for, on whom and since when.
     return join(say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
                     state=state_words(task.state, lang)), _waiting(task, lang))
