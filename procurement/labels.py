@@ -20,7 +20,7 @@ STATE_LABELS = {
     workflow.DRAFT: pgettext_lazy("request state", "Draft"),
     workflow.RECEIVED: pgettext_lazy("request state", "Received"),
     workflow.PROCESSING: pgettext_lazy("request state", "Processing"),
-    workflow.AWAITING_INPUT: pgettext_lazy("request state", "Waiting for your answer"),
+    workflow.AWAITING_INPUT: pgettext_lazy("request state", "Waiting for the requester's answer"),
     workflow.AWAITING_APPROVAL: pgettext_lazy("request state", "Waiting for approval"),
     workflow.SUBMITTED: pgettext_lazy("request state", "Order sent, confirming"),
     workflow.CONFIRMED: pgettext_lazy("request state", "Ordered"),

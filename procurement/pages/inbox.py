@@ -17,7 +17,7 @@ from openpyxl import Workbook
 from .. import labels, selectors
 from ..people import people_labels, person_label
 from ..policy.rules import amount_words
-from ..policy.words import role_label
+from ..policy.words import approval_status_words, role_label
 from ..templatetags.money import ntd
 
 PER_PAGE = 20
@@ -47,6 +47,7 @@ class Row:
     purpose: str
     total: Decimal
     status: str
+    status_label: str  # in words; "request cancelled" for one a cancel withdrew
     created_at: datetime
     expires_at: datetime
     reason: str
@@ -111,7 +112,7 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
         requester=person_label(task.initiator),
         department=labels.department_label(request.department) if request else task.tenant,
         purpose=request.justification if request else "", total=Decimal(approval.scope.get("total") or 0),
-        status=approval.status, created_at=approval.created_at, expires_at=approval.expires_at,
+        status=approval.status, status_label=approval_status_words(approval), created_at=approval.created_at, expires_at=approval.expires_at,
         reason=_reason(route_words(selectors.approval_route_reason(approval, limits)),
                        _behalf(approval, viewer, stands_in_for)),
         decided_by=person_label(approval.decided_by),
@@ -142,7 +143,7 @@ def _columns():
 
 def _values(row: Row) -> list:
     return [row.number, row.summary, row.requester, row.department, row.purpose, row.total,
-            labels.label(labels.APPROVAL_LABELS, row.status), _local(row.created_at), _local(row.expires_at),
+            row.status_label, _local(row.created_at), _local(row.expires_at),
             row.reason, row.decided_by, _local(row.decided_at), row.comment, row.po_number]
 
 

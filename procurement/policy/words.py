@@ -22,6 +22,15 @@ STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pget
             "not_reached": pgettext_lazy("chain step", "not reached")}
 
 
+def approval_status_words(approval) -> str:
+    """An approval's status in words; one superseded by a cancel, not by a newer version, says so."""
+    from .. import labels
+
+    if withdrawn(approval):
+        return str(STATUSES["withdrawn"])
+    return labels.label(labels.APPROVAL_LABELS, approval.status)
+
+
 def role_label(role: str) -> str:
     return str(ROLES.get(role, role))
 

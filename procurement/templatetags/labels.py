@@ -1,10 +1,9 @@
 """`{{ task.state|state_label }}` and friends: codes shown as words (procurement.labels)."""
 from django import template
-from django.utils.translation import gettext as _
 
 from procurement import ages, labels, sentences
 from procurement.people import person_label
-from procurement.policy.chain import withdrawn
+from procurement.policy.words import approval_status_words
 
 register = template.Library()
 
@@ -36,10 +35,7 @@ def approval_label(status) -> str:
 
 @register.filter
 def approval_status(approval) -> str:
-    """An approval's status in words; one superseded by a cancel, not by a newer version, says so."""
-    if withdrawn(approval):
-        return _("request cancelled")
-    return approval_label(approval.status)
+    return approval_status_words(approval)
 
 
 @register.filter

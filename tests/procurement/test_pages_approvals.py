@@ -1,4 +1,5 @@
 """The manager's inbox and approval page: scope before the buttons, bound to a version."""
+import html
 from datetime import timedelta
 from decimal import Decimal
 
@@ -317,3 +318,12 @@ def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approva
     assert "within the Engineering manager's limit of NT$100,000" in body
     inbox = client_for(demo["bob"]).get(reverse("approval-inbox")).content.decode()
     assert "up to NT$100,000: department manager" in inbox
+
+
+def test_after_a_return_the_approver_reads_that_it_waits_for_the_requester_not_for_him(approval, demo):
+    client = client_for(demo["bob"], csrf=True)
+    page = csrf_post(client, reverse("approval-decide", args=[approval.pk]),
+                     decision(approval, decision="return", comment="only one, please"), **HX)
+    body = html.unescape(page.content.decode())
+    assert page.status_code == 200 and "The request now: Waiting for the requester's answer." in body
+    assert "Waiting for your answer" not in body

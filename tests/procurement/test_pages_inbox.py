@@ -99,6 +99,20 @@ def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):
     assert all(words in everything for words in ("2 × Laptop", "3 × Keyboard", "1 × USB-C dock"))
 
 
+@pytest.mark.parametrize("language, words, wrong", [("en", "request cancelled", "Superseded"),
+                                                      ("zh-hant", "請購已取消", "已被新版本取代")])
+def test_a_request_cancelled_while_waiting_reads_cancelled_in_the_list_and_its_export(demo, erp, eager, language,
+                                                                                      words, wrong):
+    approval = submit(demo)
+    services.request_cancel(task_id=approval.task_id, user=demo["alice"], reason="not needed")
+    bob = client_for(demo["bob"], language)
+    everything = bob.get(INBOX, {"tab": "all"}).content.decode()
+    row = everything[everything.find(reverse("approval-page", args=[approval.pk])):][:600]
+    assert words in row and wrong not in row
+    exported = bob.get(reverse("approval-export", args=["csv"]), {"tab": "all"}).content.decode("utf-8-sig")
+    assert words in exported and wrong not in exported
+
+
 def test_a_manager_sees_only_their_department_a_director_sees_all(three, demo):
     erins = submit(demo, who="erin", department="OPS", item="Office chair", quantity=1, why="back pain")
     dave = client_for(demo["dave"]).get(INBOX, {"tab": "all"}).content.decode()
