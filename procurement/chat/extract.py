@@ -70,6 +70,7 @@ DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電�
 PURPOSE = re.compile(r"報到|新人|新進|新同仁|實習|實驗室|會議室|專案|測試|開發|展示|活動|汰換|更換|替換|壞了|故障|訓練|"
                      r"上課|教室|辦公室|出差|遠端|在家|\b(?:interns?|new hires?|onboarding|lab|project|testing|"
                      r"replacement|broken|training|demo|meeting room|classroom|office)\b", re.IGNORECASE)
+USED_FOR = re.compile(r"(?:要|會|需要)用(?:到|的)?$")
 PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
 # Why, said in the same breath as the item: 「我的椅子壞了」, "my chair is broken", "for a new hire".
 REASONS = {
@@ -170,22 +171,30 @@ BARE_COUNT = re.compile(rf"^\s*(?:我們?)?(?:還)?(?:需要|要|買)?\s*(?P<n>{
 
 
 def _lines(text: str, catalogue) -> tuple[list, str]:
-    lines, unknown, bare = [], "", []
+    lines, unknown, bare, hers = [], "", [], []
     for clause in CLAUSE_SPLIT.split(text.lower()):
         if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or REMOVE.search(clause):
             continue
         item = match_item(clause, catalogue)
         if item in catalogue:
-            lines.append((item, _quantity(clause, *_item_span(clause, item))))
+            start, end = _item_span(clause, item)
+            if POSSESSIVE.search(clause[:start]):
+                hers.append(item)
+                continue
+            lines.append((item, _quantity(clause, start, end)))
         elif BARE_COUNT.match(clause):
             bare.append(to_int(BARE_COUNT.match(clause).group("n")))
         elif not unknown:
             unknown = _unknown(clause)
+    if not lines:  # 「我的椅子壞了」, "my laptop died": hers, and the thing she asks for
+        lines = [(item, None) for item in dict.fromkeys(hers)]
     if len(bare) == 1 and len(lines) == 1 and lines[0][1] is None:
         lines = [(lines[0][0], bare[0])]
     return lines, unknown
 
 
+# "a dock for my laptop", 「接我的筆電」: an item she already has, named beside the one she asks for.
+POSSESSIVE = re.compile(r"(?:\b(?:my|our)\s+(?:own\s+|current\s+|old\s+)?|我的|我們的|我現在的)$", re.IGNORECASE)
 PRONOUN = re.compile(r"^(?:it|them|one|these|those|this|that|a new one|new ones?)$", re.IGNORECASE)
 
 
@@ -194,6 +203,8 @@ def _unknown(clause: str) -> str:
         match = pattern.search(clause)
         if match and match.group("what").strip():
             what = match.group("what").strip()
+            if re.match(r"to\s", what, re.IGNORECASE):
+                continue  # "they need to be here by Friday": a verb, not a thing to buy
             return "" if PRONOUN.match(what) else what
     counted = COUNTED.search(clause) or ARTICLE.search(clause)
     return counted.group("what").strip() if counted else ""
@@ -279,11 +290,15 @@ def _purpose(text: str, catalogue) -> str:
     """A clause that names no item and no number but says what it is for: the purpose."""
     for clause in CLAUSE_SPLIT.split(text):
         clause = clause.strip(" .。")
-        if not clause or match_item(clause, catalogue) or re.search(r"\d", clause) or not PURPOSE.search(clause):
+        if not clause or match_item(clause, catalogue) or re.search(r"\d", clause):
             continue
         if lexicon.is_yes(clause) or lexicon.is_no(clause) or lexicon.is_one_off(clause):
             continue
-        return _purpose_words(clause)
+        used_for = USED_FOR.search(clause)
+        if used_for and len(clause) - len(used_for.group(0)) >= 2:
+            return _purpose_words(clause[:used_for.start()])  # 「設計稿要用」
+        if PURPOSE.search(clause):
+            return _purpose_words(clause)
     match = PURPOSE_BEFORE_VERB.match(text.strip())
     if match and PURPOSE.search(match.group("j")) and not NOT_PURPOSE.match(match.group("j").strip()):
         return _purpose_words(match.group("j"))

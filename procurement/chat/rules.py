@@ -109,6 +109,8 @@ class RuleBrain:
                     and not extract(message, ctx.catalogue).any():
                 return Proposal("", NoAction(), expects="draft")  # neither yes nor no: the draft, asked again
         elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel",):
+            if ctx.task is not None:  # 「好」 after 「已修改為…」: heard; her request is already on its way
+                return Proposal(say("acknowledged", lang), NoAction())
             return Proposal(say("no_draft_to_submit", lang), NoAction())
         return None
 
