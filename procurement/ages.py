@@ -2,6 +2,7 @@
 「3 小時 5 分鐘」. Django's own zh-Hant words for timesince are 「分」 and 「日」, joined by an ASCII
 comma; these are the product's own, through the same timesince."""
 from django.utils.timesince import timesince
+from django.utils import timezone
 from django.utils.translation import gettext, npgettext_lazy, pgettext
 
 DJANGO_SEPARATOR = ", "
@@ -22,3 +23,12 @@ def age(since, now=None) -> str:
     text = timesince(since, now, time_strings=AGE_STRINGS)
     # timesince joins its parts with Django's own ", " (a variable: not this catalogue's message).
     return text.replace(gettext(DJANGO_SEPARATOR), pgettext("between the parts of a time span", ", "))
+
+
+def ago(since, now=None) -> str:
+    """When something last happened: "just now" under a minute, else "12 minutes ago" / 「12 分鐘前」."""
+    if not since:
+        return ""
+    if ((now or timezone.now()) - since).total_seconds() < 60:
+        return pgettext("a moment ago", "just now")
+    return pgettext("how long ago", "%(age)s ago") % {"age": age(since, now)}

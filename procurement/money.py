@@ -28,5 +28,5 @@ def ntd(value) -> str:
         wan = (amount / WAN).quantize(Decimal("0.01")).normalize()
         # A unit of Chinese numbers, in Chinese parentheses; English reads the sum alone.
         if (get_language() or "").lower().startswith("zh"):
-            text += f"（{sign}{wan:f} 萬）"
+            text += f"（{sign}{wan:,f} 萬）"
     return text

@@ -139,7 +139,7 @@ def cancel_preview(task: Task) -> dict:
         reservation = BudgetReservation.objects.filter(task_id=task.pk, status=BudgetReservation.Status.RESERVED
                                                        ).select_related("department").first()
         if reservation is not None:
-            undo.append(_("%(amount)s of %(department)s's budget will be released.") % {
+            undo.append(_("%(amount)s of the %(department)s budget will be released.") % {
                 "amount": ntd(reservation.amount), "department": department_label(reservation.department)})
     check = [_("%(what)s: result pending verification. The ERP is asked first; if it holds the order, nothing is "
                "cancelled.") % {"what": label(OPERATION_LABELS, r.operation)} for r in receipts if r.status in IN_DOUBT]

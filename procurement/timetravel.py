@@ -129,7 +129,7 @@ class PurchaseHooks:
             task_id=task.pk, status__in=LIVE_HOLDS, created_at__gt=checkpoint.created_at
         ).select_related("department").first()
         if reservation is not None:
-            released = _("%(amount)s of %(department)s's budget will be released.") % {
+            released = _("%(amount)s of the %(department)s budget will be released.") % {
                 "amount": ntd(reservation.amount), "department": department_label(reservation.department)}
             effects.append(Effect(BUDGET_RESERVE, str(reservation.pk), BUDGET_RELEASE, ref=str(reservation.pk),
                                   text=released))

@@ -140,3 +140,9 @@ def department_with_code(department) -> str:
 def age(since) -> str:
     """`{{ row.created_at|age }}`: 「12 分鐘」, "12 minutes" (procurement.ages), where Django's timesince says 「12 分」."""
     return ages.age(since)
+
+
+@register.filter
+def ago(since) -> str:
+    """"12 minutes ago", 「12 分鐘前」, "just now"."""
+    return ages.ago(since)

@@ -139,9 +139,9 @@ def test_cap__the_question_is_in_her_language(demo, erp, eager, settings):
 
 
 @pytest.mark.parametrize("language, words", [
-    ("en", "leave NT$19,853,420 of Engineering's budget after this, and NT$15,859,115 "
+    ("en", "leave NT$19,853,420 of the Engineering budget after this, and NT$15,859,115 "
            "once every other request waiting for approval is approved too"),
-    ("zh-hant", "NT$15,859,115（1585.91 萬）")])
+    ("zh-hant", "NT$15,859,115（1,585.91 萬）")])
 def test_the_approval_page_shows_the_budget_left_after_this_and_after_everything_pending(demo, dan, erp, eager,
                                                                                          language, words):
     submit(demo["alice"])

@@ -95,3 +95,21 @@ def test_the_next_approver_reads_what_the_first_wrote(demo, erp, eager):
     client.force_login(demo["frank"])
     text = visible_text(client.get(reverse("approval-page", args=[pending(task).pk])).content.decode())
     assert f"Bob Wang 核准，" in text and f"：「{STEP_ONE}」" in text
+
+
+def test_after_a_return_at_step_one_the_page_no_longer_says_what_approving_would_do(demo, erp, eager):
+    """The htmx answer replaces the heading above the scope too, so the phone shows no stale promise."""
+    import re
+    task = submit(demo["alice"], MIDDLE)
+    approval = pending(task)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["bob"])
+    html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="return".*?</form>', html, re.S).group(0)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+    answer = client.post(reverse("approval-decide", args=[approval.pk]),
+                         fields | {"decision": "return", "comment": "請說明為什麼要三台"}, HTTP_HX_REQUEST="true")
+    result = answer.content.decode()
+    heading = re.search(r'<div id="what-heading" hx-swap-oob="true">.*?</div>', result, re.S)
+    assert answer.status_code == 200 and heading, result[:500]
+    assert "核准第 1 關（共 2 關）將會" not in heading.group(0) and "這份簽核涵蓋：" in heading.group(0)

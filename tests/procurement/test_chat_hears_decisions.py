@@ -53,3 +53,22 @@ def test_her_conversations_are_listed_by_the_request_they_are_about(demo, erp, e
     with django_assert_max_num_queries(12):
         text = visible_text(client.get(reverse("chat-sessions")).content.decode())
     assert f"{task.purchase_request.number} · 筆電 × 2" in text and "螢幕 × 1" in text
+
+
+@pytest.mark.parametrize("language, now, earlier", [("zh-hant", "剛剛", "12 分鐘前"), ("en", "just now", "12 minutes ago")])
+def test_her_conversations_say_how_long_ago_each_was_last_used(demo, language, now, earlier):
+    from datetime import timedelta
+
+    from django.test import Client
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from .page_text import visible_text
+
+    open_session(demo["alice"])
+    old = open_session(demo["alice"])
+    Session.objects.filter(pk=old.pk).update(updated_at=timezone.now() - timedelta(minutes=12, seconds=20))
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["alice"])
+    text = visible_text(client.get(reverse("chat-sessions")).content.decode()).replace("\xa0", " ")
+    assert now in text and earlier in text

@@ -13,6 +13,8 @@ from procurement.money import ntd
     ("99999", "NT$99,999", "NT$99,999"),
     ("1234500.00", "NT$1,234,500", "NT$1,234,500（123.45 萬）"),
     ("100000", "NT$100,000", "NT$100,000（10 萬）"),
+    # a department's budget runs to thousands of 萬, grouped like the dollars
+    ("19890100", "NT$19,890,100", "NT$19,890,100（1,989.01 萬）"),
     # a negative sum has its sign before the currency and in the 萬 part
     ("-198115", "-NT$198,115", "-NT$198,115（-19.81 萬）"),
     ("-73500", "-NT$73,500", "-NT$73,500"),
