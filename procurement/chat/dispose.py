@@ -302,6 +302,16 @@ def amend(job: Job) -> Outcome:
     fields = job.action.fields
     lines = _checked_lines(job, fields["lines"], complete=True) if "lines" in fields else None
     answering = task.state == workflow.AWAITING_INPUT and lines is None
+    added = _added_lines(job, task, lines) if task.state == workflow.AWAITING_APPROVAL else []
+    confirmed = {"action": "amend", "task": str(task.pk), "fields": fields}
+    if added and job.ctx.confirming != confirmed:
+        # 「另外我還要一張辦公椅」 while the manager looks at it: one more item takes the request back
+        # from him, and may be meant as a purchase of its own. She says which first.
+        view = task_view(task)
+        reply = say("confirm_add", job.lang, added=drafts.describe_lines(added, job.lang),
+                    number=name_of(view, job.lang), what=drafts.describe_lines(view.lines, job.lang))
+        return Outcome(reply=reply, did="none", outcome="confirm", task=job.task() or task, expects="confirm_amend",
+                       confirming=confirmed, about=str(task.pk))
     task = services.request_amend(
         task_id=task.pk, user=job.user, expected_version=task.version, lines=lines,
         justification=fields.get("justification"), answer=fields.get("answer"),
@@ -310,6 +320,15 @@ def amend(job: Job) -> Outcome:
     reply = say("answered", job.lang) if answering else say("amended", job.lang, what=what,
                                                              revision=task.data.get("revision"))
     return Outcome(reply=join(job.proposal.reply, reply), did="amend", task=task, about=str(task.pk))
+
+
+def _added_lines(job: Job, task: Task, lines: list[dict] | None) -> list[dict]:
+    """The lines of items the request does not have yet."""
+    if not lines:
+        return []
+    catalogue = job.ctx.catalogue
+    has = {match_item(line["description"], catalogue) for line in task_view(task).lines}
+    return [line for line in lines if match_item(line["description"], catalogue) not in has]
 
 
 def _amend_target(job: Job) -> Task:

@@ -19,6 +19,10 @@ PHRASES = {
               "or tell me what to change."),
     "confirm_again": _("Shall I submit it? Reply \"yes\" to submit it, or \"not yet\" to keep the draft."),
     "cancel_kept": _("Alright, I won't cancel it."),
+    "confirm_add": _("Add {added} to {number} ({what})? It is waiting for approval, so it would go back to the "
+                     "approver as a new revision. If it is a separate purchase, say no and start a new conversation "
+                     "for it. (yes / no)"),
+    "amend_kept": _("All right, the request stays as it was."),
     "confirm_cancel": _("Cancel your request {number} ({what}, now {state})? Anything already set up in the ERP "
                         "will be cancelled too. Reply yes to cancel."),
     "cancelled": _("Your request is cancelled."),

@@ -90,6 +90,11 @@ class RuleBrain:
             picked = pick(message, ctx.choices, ctx.candidates)
             if picked:
                 return Proposal(say("attached", lang), Attach(task_id=picked))
+        if ctx.expects == "confirm_amend" and (ctx.confirming or {}).get("action") == "amend" and (
+                lexicon.is_yes(message) or lexicon.is_no(message)):
+            if lexicon.is_yes(message):
+                return Proposal("", Amend(fields=ctx.confirming["fields"]))
+            return Proposal(say("amend_kept", lang), NoAction())
         if ctx.expects == "confirm_cancel" and (lexicon.is_yes(message) or lexicon.is_no(message)):
             return Proposal("", Cancel()) if lexicon.is_yes(message) else Proposal(say("cancel_kept", lang), NoAction())
         draft = ctx.task if ctx.task and ctx.task.state == workflow.DRAFT else None
@@ -108,7 +113,7 @@ class RuleBrain:
             if is_open_question(message) and question_of(message, ctx.catalogue) is None \
                     and not extract(message, ctx.catalogue).any():
                 return Proposal("", NoAction(), expects="draft")  # neither yes nor no: the draft, asked again
-        elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel",):
+        elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel", "confirm_amend"):
             if ctx.task is not None:  # 「好」 after 「已修改為…」: heard; her request is already on its way
                 return Proposal(say("acknowledged", lang), NoAction())
             return Proposal(say("no_draft_to_submit", lang), NoAction())
