@@ -117,7 +117,7 @@ PHRASES = {
     "decided_returned": pgettext_lazy("decision verb", "returned"),
     "decided_approved": pgettext_lazy("decision verb", "approved"),
     "decided_expired": pgettext_lazy("decision verb", "let expire"),
-    "why_review": _("It is with a person for review: {reason}"),
+    "why_review": _("Reason: {reason}."),
     "review_told": _("The administrators have been told; you need not do anything unless someone asks you."),
     "why_nothing": _("Nothing was rejected or returned: {number} ({what}) is {state}."),
     "change_returned": _("{who} returned {number} ({what}) with this comment: \"{comment}\" Tell me the change "

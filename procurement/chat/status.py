@@ -85,13 +85,15 @@ def _why_in_review(task, lang: str) -> str:
     with language(lang):
         event = selectors.why_in_review(task.id)
         reason = sentences.event_reason(event) if event is not None else ""
+    reason = reason.strip().rstrip(".。")
     return join(say("why_review", lang, reason=reason) if reason else "", say("review_told", lang))
 
 
 def status_reply(task, lang: str) -> str:
     """Where the task really is: its state, who it waits on (or why a person must look at it), the
     open question, receipts, approvals."""
-    parts = [_head(task, lang), _why_in_review(task, lang) or _waiting(task, lang)]
+    review = _why_in_review(task, lang)
+    parts = [_head(task, lang), review or _waiting(task, lang)]
     if task.state == workflow.DRAFT:
         gaps = drafts.missing(task.draft)
         if gaps:
@@ -104,6 +106,8 @@ def status_reply(task, lang: str) -> str:
             return join(*parts, _decided(task, lang), say("ended", lang))
         parts.append(say("ended", lang))
     for receipt in [] if task.state in workflow.TERMINAL - {workflow.CONFIRMED} else _current(task.receipts):
+        if review and receipt["status"] != "confirmed":
+            continue  # the reason for the review already says what is in doubt
         ref = f" {receipt['external_id']}" if receipt["status"] == "confirmed" and receipt["external_id"] else ""
         parts.append(say("receipt", lang, label=_label(labels.OPERATION_LABELS, receipt["operation"], lang),
                          ref=ref, status=_label(labels.RECEIPT_LABELS, receipt["status"], lang)))

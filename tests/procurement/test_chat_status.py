@@ -62,8 +62,11 @@ def test_needs_review_with_an_unknown_receipt__pending_verification_never_done(d
     result = talk(session, demo["alice"], "where is my request?")
     assert result.task.state == "needs_review"
     assert Receipt.objects.get(task_id=session.task_id).status == "unknown"
-    assert "ERP requisition: Result pending verification" in result.reply
+    assert "Reason: ERP requisition: result pending verification." in result.reply
+    assert result.reply.lower().count("pending verification") == 1  # said once, as the reason
     assert "done" not in result.reply and "confirmed" not in result.reply.lower()
+    zh = talk(session, demo["alice"], "進度").reply
+    assert "原因：ERP 請購單：結果待確認。" in zh and zh.count("結果待確認") == 1
 
 
 def test_needs_review_above_every_limit__says_why_not_that_an_outcome_is_unknown(demo, erp, eager):
