@@ -163,7 +163,7 @@ def test_with_hard_holds_the_cancel_preview_says_the_budget_will_be_released(set
     task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
                                    lines=[{"description": "Laptop", "quantity": 2}])
     html = client_for(demo["carol"]).get(act(task, "cancel"), **HX).content.decode()
-    assert "NT$73,290 of Engineering&#x27;s budget will be released." in html and "Nothing to undo." not in html
+    assert "NT$73,290 of the Engineering budget will be released." in html and "Nothing to undo." not in html
     zh = client_for(demo["carol"], lang="zh-hant").get(act(task, "cancel"), **HX).content.decode()
     assert "將釋出工程部的預算 NT$73,290。" in zh and "ENG" not in zh
 
