@@ -354,10 +354,10 @@ def main():
     result["fire_only_1kb"] = fire_only(user, args.iterations)
     print(f"fire() alone at 1 KB: p50 {result['fire_only_1kb']['p50_ms']:.2f} ms", flush=True)
     result["floor"] = floor(url, args.iterations)
-    with langgraph_saver(url) as saver:
-        result["design_floor"] = design_floor(url, user, saver, args.iterations)
     print(f"floor: a round trip p50 {result['floor']['round_trip']['p50_ms']:.2f} ms, a durable one-row write p50 "
           f"{result['floor']['durable_write']['p50_ms']:.2f} ms", flush=True)
+    with langgraph_saver(url) as saver:
+        result["design_floor"] = design_floor(url, user, saver, args.iterations)
     if not args.skip_pgbench:
         result["pgbench"] = []
         for clients in (1, 4):
