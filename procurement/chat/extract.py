@@ -46,6 +46,9 @@ CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\
                     # 「那就兩台」「先買2台就好」「兩台就夠了」: a count said as what will do
                     rf"(?:那就|就|先買?|只買)\s*(?P<n6>{NUMBER})\s*{UNIT}|"
                     rf"(?P<n7>{NUMBER})\s*{UNIT}\s*就(?:好|夠|可以|行)", re.IGNORECASE)
+# 「螢幕多加一台」「再加兩張椅子」"two more monitors": added to what the line has (加到 and 增加到 set it).
+MORE = re.compile(rf"(?:多加|再加|再多|加(?!到|為))\s*(?P<n>{NUMBER})\s*{UNIT}|"
+                  rf"\b(?P<n2>{NUMBER}|one|two|three)\s+more\b", re.IGNORECASE)
 REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
 JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
@@ -97,6 +100,7 @@ class Extracted:
     budget: Decimal | None = None
     notes: list = field(default_factory=list)
     quantity_change: tuple | None = None             # (item or None, n)
+    quantity_more: bool = False                      # quantity_change's n is added, not set (「多加一台」)
     removed: list = field(default_factory=list)      # items to drop
     conflict: tuple | None = None                    # (item, [quantities]) said twice, differently
     budget_tax: str = ""                             # "included" / "excluded" when said with the cap
@@ -257,10 +261,14 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     change = CHANGE.search(rest)
     if change and (change.group("n6") or change.group("n7")) and found.lines:
         change = None  # 「先買2台筆電就好」: the line it names already says how many
-    if change:
-        n = to_int(next(g for g in change.group("n", "n2", "n3", "n4", "n5", "n6", "n7") if g))
+    # 「我要一台筆電，再加一個擴充座」 names each line with its count: only a lone item is added to.
+    more = MORE.search(rest) if not change and len(found.lines) <= 1 else None
+    if change or more:
+        groups = change.group("n", "n2", "n3", "n4", "n5", "n6", "n7") if change else more.group("n", "n2")
+        n = to_int(next(g for g in groups if g))
         named = [item for item, _ in found.lines]
         found.quantity_change = (named[0] if named else None, n) if n else None
+        found.quantity_more = bool(more and n)
         found.lines = []
     if REMOVE.search(rest) and not lexicon.is_no(text):
         found.removed = [item for item in catalogue if match_item(rest.replace("不要", " "), [item]) == item]

@@ -326,8 +326,10 @@ def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = Fal
         item, n = found.quantity_change
         targets = [line for line in lines if item_of(line) == item] if item else \
             [line for line in lines if not line.get("quantity")] or (lines if len(lines) == 1 else [])
-        if len(targets) == 1:
-            targets[0]["quantity"] = n
+        if found.quantity_more and item and not targets:
+            lines.append({"description": item, "quantity": n})  # "two more chairs" with none yet: two
+        elif len(targets) == 1:
+            targets[0]["quantity"] = (targets[0].get("quantity") or 0) + n if found.quantity_more else n
     return lines
 
 
