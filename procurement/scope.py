@@ -39,6 +39,9 @@ def approval_scope(task: Task, request: PurchaseRequest) -> dict:
         "budget_left_after": str(_left_after(task, department, total)),
         "requester": request.requester.username,
         "total_words": f"NT${total:,.0f}",
+        # The revision she made it in: the number people read (the chat's 「第 2 版」); the approval
+        # still binds to the task's version.
+        "revision": task.data.get("revision", 1),
     }
 
 

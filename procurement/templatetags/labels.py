@@ -1,5 +1,6 @@
 """`{{ task.state|state_label }}` and friends: codes shown as words (procurement.labels)."""
 from django import template
+from django.utils.translation import pgettext
 
 from procurement import ages, labels, sentences
 from procurement.people import person_label
@@ -31,6 +32,21 @@ def receipt_label(status) -> str:
 @register.filter
 def approval_label(status) -> str:
     return labels.label(labels.APPROVAL_LABELS, status)
+
+
+@register.filter
+def revision_words(approval) -> str:
+    """Which version of the request an approval is of, as people number them: 「第 3 版」, "revision 3"
+    (older approvals, opened before the scope kept it, by their bound version: "v8")."""
+    if not approval:
+        return ""
+    if isinstance(approval, dict):  # selectors.previous_scope's {"scope", "state_version", ...}
+        scope, state_version = approval.get("scope") or {}, approval.get("state_version")
+    else:
+        scope, state_version = approval.scope or {}, approval.state_version
+    if scope.get("revision"):
+        return pgettext("which version of a request", "revision %(n)s") % {"n": scope["revision"]}
+    return f"v{state_version}"
 
 
 @register.filter

@@ -39,7 +39,7 @@ def test_stale_approval_message_when_the_request_was_amended_in_between(submitte
     services.request_amend(task_id=submitted.pk, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
     bob.get_by_role("button", name="Approve").click()
     alert = bob.get_by_role("alert")
-    expect(alert).to_contain_text(f"This request changed since you opened it (v{approval.state_version} → v")
+    expect(alert).to_contain_text("This request changed since you opened it.")
     expect(alert.get_by_role("link", name="See what changed and reload")).to_be_visible()
     assert not TaskEvent.objects.filter(task=submitted, event="approve").exists()
 

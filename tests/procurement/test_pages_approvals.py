@@ -65,7 +65,7 @@ def test_approval_page_shows_the_scope_in_plain_words_before_the_buttons(approva
     scope = approval.scope
     assert body.index("Approving will:") < body.index('name="decision" value="approve"')
     for words in (scope["supplier"]["name"], scope["erp_requisition"], scope["cost_centre"],
-                  f'value="{approval.state_version}"', approval.scope_hash, "bound to version"):
+                  f'value="{approval.state_version}"', approval.scope_hash, "your decision applies to this version only (revision 1)"):
         assert str(words) in body
 
 
@@ -97,17 +97,17 @@ def test_reject_without_a_reason_says_so_and_decides_nothing(approval, demo):
     assert Approval.objects.get(pk=approval.pk).status == "pending"
 
 
-def test_a_stale_click_names_both_versions_and_decides_nothing(approval, demo):
+def test_a_stale_click_names_the_current_revision_and_decides_nothing(approval, demo):
     opened = client_for(demo["bob"])
     opened.get(reverse("approval-page", args=[approval.pk]))
     services.request_amend(task_id=approval.task_id, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
     page = opened.post(reverse("approval-decide", args=[approval.pk]), decision(approval), **HX)
     body = page.content.decode()
     assert page.status_code == 409 and "This request changed since you opened it" in body
-    assert f"v{approval.state_version} →" in body
+    assert f"v{approval.state_version}" not in body  # the revision people number, not the engine's version
     assert "Alice Lin · Amended: amended to revision 2" in body  # what changed, and who changed it
     current = Approval.objects.get(task=approval.task, status="pending")
-    assert reverse("approval-page", args=[current.pk]) in body and f"current version (v{current.state_version})" in body
+    assert reverse("approval-page", args=[current.pk]) in body and "current version (revision 2)" in body
     assert Approval.objects.filter(task=approval.task, status="approved").count() == 0
 
 
@@ -226,7 +226,7 @@ def test_a_superseded_approval_links_the_current_version(approval, demo):
     current = Approval.objects.get(task=approval.task, status="pending")
     body = page_for(demo["bob"], approval).content.decode()
     assert f'href="{reverse("approval-page", args=[current.pk])}"' in body
-    assert f"Open the current version (v{current.state_version})" in body
+    assert "Open the current version (revision 2)" in body
 
 
 def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo, erp, eager):
