@@ -2,7 +2,7 @@
 from django import template
 from django.utils.translation import pgettext
 
-from procurement import ages, labels, sentences
+from procurement import ages, labels, sentences, workflow
 from procurement.people import person_label
 from procurement.policy.words import approval_status_words
 
@@ -22,6 +22,15 @@ def state_meaning(state) -> str:
 @register.filter
 def session_label(status) -> str:
     return labels.label(labels.SESSION_LABELS, status)
+
+
+@register.filter
+def session_status(session) -> str:
+    """A conversation whose request has ended reads closed at once; the retention pass records it
+    later (agentstate.retention.sessions_age)."""
+    if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.TERMINAL:
+        return "closed"
+    return session.status
 
 
 @register.filter

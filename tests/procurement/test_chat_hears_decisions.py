@@ -53,6 +53,11 @@ def test_her_conversations_are_listed_by_the_request_they_are_about(demo, erp, e
     with django_assert_max_num_queries(12):
         text = visible_text(client.get(reverse("chat-sessions")).content.decode())
     assert f"{task.purchase_request.number} · 筆電 × 2" in text and "螢幕 × 1" in text
+    assert text.count("進行中") == 2
+    # Once a request ends its conversation reads closed, before the retention pass records it.
+    assert decide(demo["bob"], pending(task), "reject", comment="本季預算已用完").status_code == 200
+    text = visible_text(client.get(reverse("chat-sessions")).content.decode())
+    assert text.count("進行中") == 1 and "已結束：請購單已結案" in text
 
 
 @pytest.mark.parametrize("language, now, earlier", [("zh-hant", "剛剛", "12 分鐘前"), ("en", "just now", "12 minutes ago")])
