@@ -79,7 +79,8 @@ _CANCEL_WORD = (r"(?:cancel(?: it| this(?: one)?| that(?: one)?| the request| my
                 r"(?:這張|這筆)(?:單子?)?不要了|不用了|算了|不買了)")
 # Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit"; or as a
 # yes to "cancel it?": 「對，取消」.
-_CANCEL_BEFORE = r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|ok)\s*)?(?:(?:那|那就|好吧|唉)\s*)?(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?"
+_CANCEL_BEFORE = (r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|ok)\s*)?(?:(?:那|那就|好吧|唉)\s*)?"
+                  r"(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?")
 _CANCEL_AFTER = r"(?:\s*(?:吧|了|啦|好了))?(?:\s*(?:不是要送出|不是送出|不要送出|not submit(?: it)?|don't submit(?: it)?))?"
 CANCEL = re.compile(rf"^{_CANCEL_BEFORE}{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?{_CANCEL_AFTER}$")
 STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"

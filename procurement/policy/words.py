@@ -7,6 +7,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
+from .. import labels
 from ..people import people_labels, person_label, remember
 from .chain import Decision, StepView, chain_view, withdrawn
 
@@ -24,8 +25,6 @@ STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pget
 
 def approval_status_words(approval) -> str:
     """An approval's status in words; one superseded by a cancel, not by a newer version, says so."""
-    from .. import labels
-
     if withdrawn(approval):
         return str(STATUSES["withdrawn"])
     return labels.label(labels.APPROVAL_LABELS, approval.status)
