@@ -1,5 +1,7 @@
 """On a two-step chain the first approver's comment reaches the requester: on her request page
 while the chain waits for step 2, and in the notice of the final decision, in both languages."""
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -15,6 +17,22 @@ STEP_ONE = "保固請選三年"
 
 def page_text(user, task, language) -> str:
     return page(user, reverse("task-page", args=[task.pk]), HTTP_ACCEPT_LANGUAGE=language)
+
+
+def click_on_page(client, html: str, approval, decision: str, comment: str = ""):
+    """Post the page's own form for `decision`, its hidden fields as the page rendered them, as htmx does."""
+    form = re.search(rf'<form[^>]*>(?:(?!</form>).)*name="decision" value="{decision}".*?</form>', html, re.S).group(0)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+    return client.post(reverse("approval-decide", args=[approval.pk]),
+                       fields | {"decision": decision, "comment": comment}, HTTP_HX_REQUEST="true")
+
+
+def step_one_page(demo):
+    """bob, reading step 1 of alice's two-step request in Chinese: his client, the approval, the page."""
+    approval = pending(submit(demo["alice"], MIDDLE))
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["bob"])
+    return client, approval, client.get(reverse("approval-page", args=[approval.pk])).content.decode()
 
 
 def approved_at_step_one(demo):
@@ -68,18 +86,10 @@ def test_the_first_step_says_before_the_click_that_it_orders_nothing(demo, erp, 
 
 
 def test_after_his_step_click_the_page_asks_nothing_more_of_him(demo, erp, eager):
-    import re
-    task = submit(demo["alice"], MIDDLE)
-    approval = pending(task)
-    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
-    client.force_login(demo["bob"])
-    html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
+    client, approval, html = step_one_page(demo)
     assert "核准第 1 關</button>" in html and "NT$513,030" not in re.search(r"<button[^>]*>[^<]*核准[^<]*</button>",
                                                                           html).group(0)
-    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="approve".*?</form>', html, re.S).group(0)
-    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
-    answer = client.post(reverse("approval-decide", args=[approval.pk]), fields | {"comment": ""},
-                         HTTP_HX_REQUEST="true")
+    answer = click_on_page(client, html, approval, "approve")
     result = answer.content.decode()
     assert answer.status_code == 200 and "您對這一關的核准已記錄" in result
     assert 'name="decision"' not in result, "no form to decide again"
@@ -99,16 +109,8 @@ def test_the_next_approver_reads_what_the_first_wrote(demo, erp, eager):
 
 def test_after_a_return_at_step_one_the_page_no_longer_says_what_approving_would_do(demo, erp, eager):
     """The htmx answer replaces the heading above the scope too, so the phone shows no stale promise."""
-    import re
-    task = submit(demo["alice"], MIDDLE)
-    approval = pending(task)
-    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
-    client.force_login(demo["bob"])
-    html = client.get(reverse("approval-page", args=[approval.pk])).content.decode()
-    form = re.search(r'<form[^>]*>(?:(?!</form>).)*name="decision" value="return".*?</form>', html, re.S).group(0)
-    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
-    answer = client.post(reverse("approval-decide", args=[approval.pk]),
-                         fields | {"decision": "return", "comment": "請說明為什麼要三台"}, HTTP_HX_REQUEST="true")
+    client, approval, html = step_one_page(demo)
+    answer = click_on_page(client, html, approval, "return", "請說明為什麼要三台")
     result = answer.content.decode()
     heading = re.search(r'<div id="what-heading" hx-swap-oob="true">.*?</div>', result, re.S)
     assert answer.status_code == 200 and heading, result[:500]
