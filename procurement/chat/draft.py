@@ -83,11 +83,15 @@ def reason_words(reason: str, item: str, lang: str) -> str:
 
 
 def justification_submitted(draft: dict, lang: str) -> str:
-    """The purpose the request carries: with the need-by day when one was given, as she would
-    write it in the form's purpose box, so the approver reads it."""
-    if not draft.get("needed_by"):
-        return draft["justification"]
-    return say("purpose_need_by", lang, text=draft["justification"], date=needed_by_words(draft, lang))
+    """The purpose the request carries: with the need-by day and her notes for this request (「這次
+    送到新竹辦公室」) when given, as she would write them in the form's purpose box, so the approver
+    reads them on the approval page and in its mail (the draft showed them as 「備註：…」)."""
+    text = draft["justification"]
+    if draft.get("needed_by"):
+        text = say("purpose_need_by", lang, text=text, date=needed_by_words(draft, lang))
+    for note in draft.get("notes") or []:
+        text = say("purpose_note", lang, text=text, note=note)
+    return text[:500]
 
 
 def describe_lines(lines: list[dict], lang: str) -> str:

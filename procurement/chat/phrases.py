@@ -79,6 +79,7 @@ PHRASES = {
     # The purpose as submitted, when a need-by day was given: the approver reads both.
     "need_by_changed": _("Needed by {date} now."),
     "purpose_need_by": _("{text}; needed by {date}"),
+    "purpose_note": _("{text}; note: {note}"),
     "date_past": _("\"{said}\" has already passed (today is {today}), so I did not note it as the day you need "
                    "this by. By which day do you need it?"),
     # A purpose read from why she said she needs it.
