@@ -7,11 +7,11 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from agentstate.errors import Conflict, DomainError, NotFound, StaleVersion
+from agentstate.errors import Conflict, DomainError, IllegalTransition, NotFound, NotPermitted, StaleVersion
 from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
 
-from .. import selectors, services, workflow
+from .. import selectors, sentences, services, workflow
 from ..quotesheet import chat as sheet_words
 from ..quotesheet import words
 from ..quotesheet.chat import pending_text
@@ -22,7 +22,7 @@ from . import draft as drafts
 from . import dates, facts, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
-from .phrases import join, listed, say
+from .phrases import join, language, listed, say
 from .status import (change_reply, list_reply, name_of, po_reply, state_words, status_reply, unknowable_reply,
                      why_reply)
 
@@ -90,6 +90,12 @@ def _refusal(job: Job, exc: DomainError) -> Outcome:
     if isinstance(exc, StaleVersion):
         task = job.session.task
         reply = say("stale", job.lang, state=task.state, version=task.version) if task else ""
+        return _refused(job, str(exc), reply=reply)
+    if isinstance(exc, (IllegalTransition, NotPermitted)):
+        # The engine's own words ("Event 'cancel' is not allowed in state ...") stay in the turn's
+        # record; she reads what they mean for her request (「請購目前為「已下單」，無法這樣做。」).
+        with language(job.lang):
+            reply = join(sentences.refusal(exc), say("nothing_changed", job.lang))
         return _refused(job, str(exc), reply=reply)
     return _refused(job, str(exc))
 
@@ -171,9 +177,11 @@ def _status(job: Job) -> Outcome:
     action, lang = job.action, job.lang
     if action.topic == "list":
         tasks = facts.my_requests(job.user, open_only=action.open_only)
+        more = facts.my_requests_count(job.user, open_only=action.open_only) - len(tasks) \
+            if len(tasks) == facts.RECENT_REQUESTS else 0
         # What a request waiting for her answer asks is said with the list, so she can answer it next.
         asking = [t for t in tasks if t.state == workflow.AWAITING_INPUT]
-        return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only),
+        return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only, more=more),
                                   *(change_reply(t, lang) for t in asking)),
                        did="status", task=job.task(), about=asking[0].id if len(asking) == 1 else "")
     target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change"))
@@ -215,10 +223,17 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
                 return facts.view_of(view.id), ""
         return None, say("not_found_item", lang, item=drafts.item_name(item or action.item, lang))
     current = job.task()
-    if current is not None and not (prefer_submitted and current.state == workflow.DRAFT and job.ctx.requests):
-        return task_view(current), ""
     wanted = {"why": lambda v: v.decision.get("status") in ("rejected", "returned") or v.state == workflow.NEEDS_REVIEW,
               "change": lambda v: v.state == workflow.AWAITING_INPUT}.get(action.topic)
+    if job.ctx.about and (current is None or job.ctx.about != str(current.pk)) \
+            and selectors.own_tasks(job.user).filter(pk=job.ctx.about).exists():
+        # 「REQ-2026-00004 到哪了」 then 「採購單號是多少？」: the request the last answer was about,
+        # unless the question looks for another kind (「另一張為什麼被退回？」 after the ordered one).
+        about = facts.view_of(job.ctx.about)
+        if wanted is None or wanted(about):
+            return about, ""
+    if current is not None and not (prefer_submitted and current.state == workflow.DRAFT and job.ctx.requests):
+        return task_view(current), ""
     # "Why was it returned?" with no name: the newest request that was returned or rejected.
     fitting = [v for v in job.ctx.requests if wanted and wanted(v)] or list(job.ctx.requests)
     return (facts.view_of(fitting[0].id), "") if fitting else (None, "")

@@ -283,6 +283,24 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     return found
 
 
+# Words around a count given as an answer: 「可以，兩台」, "fine, two then", "ok two is fine".
+ANSWER_FILLER = re.compile(r"\b(?:ok(?:ay)?|fine|sure|yes|yeah|alright|all right|let'?s(?: do| go with)?|go with|"
+                           r"then|is fine|is ok|will do|please|thanks|just|only)\b|好吧|好的|好|可以|那就|那|就好|"
+                           r"就夠了|就可以|就行|吧|了|就", re.IGNORECASE)
+
+
+def lone_count(message: str) -> int | None:
+    """The count a reply gives and nothing else ("fine, two then" -> 2), or None: a clause that is
+    a number (and its unit) once the words around it are set aside, said once in the message."""
+    counts = []
+    for clause in CLAUSE_SPLIT.split(lexicon.traditional(message)):
+        rest = ANSWER_FILLER.sub(" ", clause).strip(" .!?。！？")
+        match = re.fullmatch(rf"({NUMBER})\s*{UNIT}?", rest, re.IGNORECASE)
+        if match:
+            counts.append(to_int(match.group(1)))
+    return counts[0] if len(counts) == 1 and counts[0] else None
+
+
 def _settled(lines: list) -> tuple[list, tuple | None]:
     """One line per item; an item given two different quantities is a conflict to ask about."""
     merged, conflict = {}, None

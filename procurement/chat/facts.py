@@ -37,6 +37,15 @@ def view_of(task_id) -> TaskView | None:
 def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, exclude=None,
                 drafts: bool = False) -> list[TaskView]:
     """The caller's own requests, newest first (drafts nobody submitted only if asked for)."""
+    return [task_view(t) for t in _mine(user, open_only=open_only, exclude=exclude, drafts=drafts)[:limit]]
+
+
+def my_requests_count(user, *, open_only: bool = False) -> int:
+    """How many my_requests() would list without its limit."""
+    return _mine(user, open_only=open_only).count()
+
+
+def _mine(user, *, open_only: bool = False, exclude=None, drafts: bool = False):
     tasks = own_tasks(user, _tasks()).order_by("-created_at", "-pk")
     if not drafts:
         tasks = tasks.exclude(state=workflow.DRAFT)
@@ -45,7 +54,7 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
         tasks = tasks.exclude(state__in=workflow.TERMINAL)
     if exclude is not None:
         tasks = tasks.exclude(pk=exclude)
-    return [task_view(t) for t in tasks[:limit]]
+    return tasks
 
 
 def task_view(task: Task) -> TaskView:

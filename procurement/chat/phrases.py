@@ -39,6 +39,8 @@ PHRASES = {
                      "(for example the quantity, the items or the budget cap)."),
     "in_progress": _("This conversation is about a request that is already {state}. To change it, say for "
                      "example \"change quantity to 3\"; to start another request, open a new conversation."),
+    "ended_ask_again": _("{number} is {state}, so it can no longer be changed. To ask for it again, open a new "
+                         "conversation and tell me what you need."),
     "no_changes_now": _("The request is {state}; it can no longer be changed here, only its status reported."),
     "memory_proposed": _("I've proposed remembering this as a standing preference (entry {id}). It takes effect "
                          "only once you confirm it on the memory page; this request is not changed."),
@@ -87,6 +89,7 @@ PHRASES = {
     "reason_broken_any": _("replacing broken equipment"),
     "reason_new_hire": _("for a new hire"),
     "note": _("note: {text}"),
+    "list_more": _("… and {n} older ones: every request is on your My requests page."),
     "confirm_prompt": _("Here is your request: {what}. Shall I submit it? (yes / no)"),
     "q_item": _("What would you like to buy?"),
     "q_quantity": _("How many {item} do you need?"),

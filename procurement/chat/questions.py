@@ -42,6 +42,9 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
         r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"
         # 「大概什麼時候會好？」「還要等多久？」: who it waits on and since when is what the records can say
+        # "who is it stuck with?", "who needs to sign?", "is it done yet?", "who's it waiting on now?"
+        r"\bstuck\b|\bwho (?:needs|has|have|is going) to (?:sign|approve|decide)\b|\bwaiting (?:on|for)\b|"
+        r"\b(?:is|are) (?:it|they|my \w+) (?:done|ready|finished|through)\b|\btaking so long\b|"
         r"\bhow long\b|\bwhen\b[^?.!]*\b(?:be|get|gets|getting|is|are)\s+(?:approved|done|ready|finished|through)\b|"
         # 「現在卡在誰那邊？」「誰要簽？」「現在好了嗎」「怎麼這麼久」: who it waits on, since when
         r"卡在|在誰(?:那邊|那裡|那|手上)|誰(?:要|會|來|還沒)?簽|好了嗎|這麼久|那麼久|"

@@ -14,10 +14,10 @@ from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, Pro
                     TaskView, UpdateDraft)
 from .dates import day_words, today
 from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
-from .extract import NUMBER, REMOVE, extract, find_money, tax_basis, to_int
+from .extract import NUMBER, REMOVE, extract, find_money, lone_count, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
-from .status import one_line, state_words
+from .status import name_of, one_line, state_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}
@@ -70,6 +70,14 @@ class RuleBrain:
         if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)
                                   or about.state == workflow.AWAITING_INPUT):
             return self.amend(ctx, about)
+        ended = ctx.task if ctx.task and ctx.task.state in workflow.TERMINAL else None
+        if ended is not None and about is None:
+            found = extract(message, ctx.catalogue)
+            if (found.quantity_change or found.removed) and not found.lines:
+                # 「那我可以改成 10 台嗎」 after a rejection changes what ended: not a new hello, but what
+                # can be done instead. 「我還要再買兩台螢幕」 names something new and starts a draft.
+                return Proposal(say("ended_ask_again", lang, number=name_of(ended, lang),
+                                    state=state_words(ended.state, lang)), NoAction())
         # A day alone in a question ("will it come tomorrow?") files and changes nothing, unless it
         # asks to move the day of an open draft or, said as a change, of a submitted request
         # (「可以改成下週五嗎？」, "can it be next Monday instead?").
@@ -208,6 +216,10 @@ class RuleBrain:
         # Answering, an item the request already has is a new quantity for it; an item it lacks is
         # added only when she says so (「沒指定，能接兩個螢幕就好」 adds no monitors).
         known = {_item_of(line, ctx.catalogue) for line in lines}
+        if answering and len(lines) == 1 and not found.lines and not found.quantity_change:
+            count = lone_count(message)  # "fine, two then" to "only two, please": the count of her one line
+            if count:
+                found.quantity_change = (None, count)
         wants_lines = found.lines and (CHANGE_VERB.search(message)
                                        or answering and all(item in known for item, _ in found.lines))
         if wants_lines or found.quantity_change or found.removed or (answering and REMOVE.search(message)):

@@ -178,13 +178,15 @@ def change_reply(task, lang: str) -> str:
     return say("change_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang))
 
 
-def list_reply(tasks, lang: str, *, open_only: bool = False) -> str:
-    """The caller's requests, newest first, from State."""
+def list_reply(tasks, lang: str, *, open_only: bool = False, more: int = 0) -> str:
+    """The caller's requests, newest first, from State; `more`: how many older ones are not listed."""
     if not tasks:
         return say("no_open_requests" if open_only else "no_requests", lang)
     rows = [say("list_row", lang, n=n, number=name_of(t, lang), what=drafts.describe_lines(t.lines, lang),
                 state=state_words(t.state, lang)) + (say("list_po", lang, po=t.po_number) if t.po_number else "")
             for n, t in enumerate(tasks, start=1)]
+    if more > 0:
+        rows.append(say("list_more", lang, n=more))
     return "\n".join([say("list_open_head" if open_only else "list_head", lang), *rows])
 
 

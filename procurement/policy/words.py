@@ -42,6 +42,8 @@ def step_who(step: StepView) -> str:
     people = pgettext("list separator", ", ").join(step.people)
     if not people:
         return what
+    if len(step.people) == 1:  # 「部門主管（Dave Huang）」, not "any one of" one person
+        return _("%(what)s (%(people)s)") % {"what": what, "people": people}
     if step.mode == "all":
         return _("%(what)s (all of: %(people)s)") % {"what": what, "people": people}
     return _("%(what)s (any one of: %(people)s)") % {"what": what, "people": people}

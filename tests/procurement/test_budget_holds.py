@@ -7,6 +7,7 @@ having approved anything; a colleague's request must still reach approval.
   approval under the department row lock, and an approval the department can no longer afford
   is refused with the reason and sent back to the requester;
 - cap: reserved at submission, but one requester may hold at most BUDGET_HOLD_CAP unapproved."""
+import html
 import threading
 from decimal import Decimal
 
@@ -153,6 +154,17 @@ def test_the_approval_page_shows_the_budget_left_after_this_and_after_everything
     client.cookies["django_language"] = language
     page = client.get(f"/approvals/{approval.pk}/").content.decode()
     assert words in page, page[page.find("data-budget-outlook"):][:600]
+
+
+def test_with_nothing_else_waiting_the_page_gives_the_budget_left_once(demo, dan, erp, eager):
+    colleague = submit(dan, TWO_LAPTOPS)
+    approval = Approval.objects.get(task_id=colleague.pk, status="pending")
+    client = Client()
+    client.force_login(demo["bob"])
+    page = html.unescape(client.get(f"/approvals/{approval.pk}/").content.decode())
+    outlook = page[page.find("data-budget-outlook"):][:400]
+    assert "leave NT$19,926,710 of the Engineering budget after this." in outlook, outlook
+    assert "once every other request" not in outlook
 
 
 def test_soft__in_a_chain_only_the_last_step_reserves_the_budget(demo, erp, eager):

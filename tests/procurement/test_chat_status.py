@@ -89,3 +89,13 @@ def test_a_status_answer_ignores_what_the_brain_wrote(demo):
     brain = ScriptedBrain([Proposal(reply="Your laptops were delivered yesterday!", action=Status())])
     result = talk(session, demo["alice"], "status?", brain=brain)
     assert "delivered" not in result.reply and "is not submitted yet" in result.reply
+
+
+@pytest.mark.parametrize("question, words", [("我有哪些請購？", "另有 2 筆較早的請購"),
+                                             ("list my requests", "and 2 older ones")])
+def test_a_long_list_says_how_many_older_requests_it_leaves_out(demo, erp, eager, question, words):
+    for n in range(12):
+        services.request_submit(requester=demo["alice"], department="ENG", justification=f"desk {n}",
+                                lines=[{"description": "Keyboard", "quantity": n + 1}])
+    reply = talk(open_session(demo["alice"]), demo["alice"], question).reply
+    assert reply.count("\n") == 11 and words in reply  # the head, ten rows, and how many more
