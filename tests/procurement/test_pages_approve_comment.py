@@ -116,9 +116,9 @@ def test_a_pending_request_shows_its_requester_no_version_on_her_page_or_her_lis
             text = visible_text(alice.get(url).content.decode())
             assert re.findall(r"\bv\d+\b", text) == [], (url, re.findall(r".{20}\bv\d+\b", text))
         assert waiting in visible_text(alice.get(reverse("task-page", args=[task.pk])).content.decode())
-    # the manager reading the same request still sees which version each approval was bound to
+    # the manager reading the same request still sees which revision each approval was opened for
     bob_reads = visible_text(client_for(demo["bob"]).get(reverse("task-page", args=[task.pk])).content.decode())
-    assert re.search(r"Pending v\d+", bob_reads)
+    assert re.search(r"Pending · revision \d+", bob_reads)
 
 
 MIDDLE = [{"description": "Laptop", "quantity": 4}]  # above bob's limit: bob's step, then frank's
