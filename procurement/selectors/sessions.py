@@ -38,7 +38,9 @@ def may_post(user, session: Session) -> bool:
 
 def task_conversations(task):
     """The requester's open conversations about a task, most recent first (her page lists them)."""
-    return Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False).order_by("-updated_at")
+    # With its task: each reads closed once the task ended (templatetags.labels.session_status).
+    return (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False).select_related("task")
+            .order_by("-updated_at"))
 
 
 def own_open_session(user, session_id) -> Session | None:
