@@ -12,7 +12,8 @@ from ..pricing import match_item
 from . import lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from .dates import day_words, today
+from . import dates
+from .dates import day_words
 from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from .extract import NUMBER, REMOVE, extract, find_money, lone_count, tax_basis, to_int
 from .phrases import join, listed, say
@@ -183,7 +184,7 @@ class RuleBrain:
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
         if found.past_date:
             # A day already gone is asked about, never noted or dropped in silence.
-            notices.append(say("date_past", lang, said=found.past_date, today=day_words(today(), lang)))
+            notices.append(say("date_past", lang, said=found.past_date, today=day_words(dates.today(), lang)))
             if fields:
                 return Proposal(join(say("noted", lang), *notices), UpdateDraft(fields=fields), expects="needed_by")
             question = join(*notices)
@@ -232,7 +233,7 @@ class RuleBrain:
             changes["justification"] = found.justification
         said = []
         if found.past_date:
-            question = say("date_past", lang, said=found.past_date, today=day_words(today(), lang))
+            question = say("date_past", lang, said=found.past_date, today=day_words(dates.today(), lang))
             return Proposal(question, Ask(question=question[:500]), expects="needed_by")
         if found.needed_by:
             # The day rides in the purpose the approver reads, as on the form: a new revision.
