@@ -17,9 +17,12 @@ AGE_STRINGS = {
 
 
 def age(since, now=None) -> str:
-    """The time from `since` to now (or `now`), in its two largest units."""
+    """The time from `since` to now (or `now`), in its two largest units; "under a minute" at first,
+    where timesince would say "0 minutes"."""
     if not since:
         return ""
+    if ((now or timezone.now()) - since).total_seconds() < 60:
+        return pgettext("time span", "under a minute")
     text = timesince(since, now, time_strings=AGE_STRINGS)
     # timesince joins its parts with Django's own ", " (a variable: not this catalogue's message).
     return text.replace(gettext(DJANGO_SEPARATOR), pgettext("between the parts of a time span", ", "))

@@ -31,3 +31,11 @@ def test_two_units_are_joined_the_way_each_language_joins_them():
 
 def test_no_time_reads_as_nothing():
     assert ages.age(None) == ""
+
+
+def test_a_span_under_a_minute_is_not_zero_minutes():
+    with translation.override("zh-hant"):
+        assert age(NOW - timedelta(seconds=20), NOW) == "不到 1 分鐘"
+    with translation.override("en"):
+        assert age(NOW - timedelta(seconds=20), NOW) == "under a minute"
+        assert age(NOW - timedelta(seconds=60), NOW) == "1 minute"
