@@ -41,7 +41,8 @@ def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languag
     client.force_login(demo["alice"])
     html = client.get(reverse("task-page", args=[task.pk])).content.decode()
     form = visible_text(html)
-    assert "您的回覆" in form and QUESTION in form
+    assert "回答問題" in form and QUESTION in form
+    assert '<h2 id="answer-title">回答問題</h2>' in html  # the field below is 「您的回覆」: not said twice
     assert 'value="USB-C 擴充座"' in html and 'value="USB-C dock"' not in html  # the item in her language
     answer = "沒有指定型號，能接兩個螢幕就可以"
     data = reply_form(task, answer) | {"lines-0-description": "USB-C 擴充座"}  # posted back as shown
