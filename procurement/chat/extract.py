@@ -66,7 +66,8 @@ UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
 
 # Sizes and specs are not quantities: "27-inch", 「27 吋」, "16GB", "4K".
 SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|英吋|\"|”|''|gb\b|tb\b|mb\b|ghz\b|"
-                  r"hz\b|w\b|mm\b|cm\b|公分|核|代)", re.IGNORECASE)
+                  r"hz\b|w\b|mm\b|cm\b|公分|核|代)|\b(?:i[3579]|ryzen\s*[3579]|m[1-4](?:\s*(?:pro|max))?)\b",
+                  re.IGNORECASE)
 DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電開掃]))|\ba dozen\b|\bdozen\b)",
                    re.IGNORECASE)
 # A stated purpose, anywhere in the message: 「新人報到，要兩台螢幕」, 「實驗室要三台」.
@@ -238,6 +239,7 @@ def tax_basis(text: str) -> str:
 
 
 def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extracted:
+    specs = _specs(lexicon.traditional(text), catalogue)
     text = prepared(text)
     today = today or dates.today()
     when = dates.need_by(text, today)
@@ -254,7 +256,7 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     codes = [code for code, pattern in DEPARTMENTS.items() if pattern.search(rest)]
     found.department = codes[0] if len(codes) == 1 else None
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
-    found.notes = [n for n in found.notes if n]
+    found.notes = [n for n in found.notes if n] + (specs if found.lines else [])
     found.justification = "" if found.notes and not found.lines else (_justification(rest) or _purpose(rest, catalogue))
     if not found.justification:
         found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")
@@ -339,6 +341,29 @@ def _purpose_words(text: str) -> str:
     text = re.sub(rf"^(?:我們|我|請|幫我|這是|有)+|(?<=..){_NOT_A_WORD_WITH_USE}(?:用的|用|的)$", "", text.strip())
     text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
     return text.strip(" ,.，。")[:500]
+
+
+SPEC_OF = re.compile(r"\s*(?!(?:for|with|and|to|in|by|of)\b)[a-z]+", re.IGNORECASE)
+
+
+def _specs(text: str, catalogue) -> list[str]:
+    """A size or spec she gave, in her words: 「27吋螢幕」, "27-inch monitors", "16GB RAM". The line
+    names the catalogue item only; the spec goes to the approver and the supplier as a note."""
+    specs = []
+    for clause in CLAUSE_SPLIT.split(text):
+        for match in SPEC.finditer(clause):
+            rest = clause[match.end():]
+            item = match_item(rest.lower(), catalogue)
+            start, end = _item_span(rest.lower(), item) if item in catalogue else (0, 0)
+            if end and start <= 12:
+                end += len(re.match(r"[a-z]*", rest[end:], re.IGNORECASE).group())  # "monitor" + "s"
+            else:  # "16GB RAM": the word it qualifies
+                after = SPEC_OF.match(rest)
+                end = after.end() if after else 0
+            spec = (match.group(0) + rest[:end]).strip()
+            if not any(spec in said for said in specs):  # "i7 筆電" within 「12代 i7 筆電」
+                specs.append(spec[:100])
+    return specs
 
 
 def _note(clause: str) -> str:
