@@ -50,6 +50,9 @@ CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\
 MORE = re.compile(rf"(?:多加|再加|再多|加(?!到|為))\s*(?P<n>{NUMBER})\s*{UNIT}|"
                   rf"\b(?P<n2>{NUMBER}|one|two|three)\s+more\b", re.IGNORECASE)
 REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
+# "no laptop, just the dock", "not the chair": a clause that opens by saying no to what it names.
+NEGATED = re.compile(r"^\s*(?:no|not(?:\s+(?:the|a|any))?)\s+(?!(?:thanks?|problem|need|rush|hurry|more)\b)\w|"
+                     r"不用了|不需要了|不用買|不需要買|不買", re.IGNORECASE)
 JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
     r"\bbecause\s+(?P<j>[^,.;!?]+)",
@@ -177,8 +180,9 @@ BARE_COUNT = re.compile(rf"^\s*(?:我們?)?(?:還)?(?:需要|要|買)?\s*(?P<n>{
 
 def _lines(text: str, catalogue) -> tuple[list, str]:
     lines, unknown, bare, hers = [], "", [], []
-    for clause in CLAUSE_SPLIT.split(text.lower()):
-        if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or REMOVE.search(clause):
+    clauses = CLAUSE_SPLIT.split(text.lower())
+    for clause, removes in zip(clauses, _removals(clauses)):
+        if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or removes:
             continue
         item = match_item(clause, catalogue)
         if item in catalogue:
@@ -201,6 +205,29 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
 # "a dock for my laptop", 「接我的筆電」: an item she already has, named beside the one she asks for.
 POSSESSIVE = re.compile(r"(?:\b(?:my|our)\s+(?:own\s+|current\s+|old\s+)?|我的|我們的|我現在的)$", re.IGNORECASE)
 PRONOUN = re.compile(r"^(?:it|them|one|these|those|this|that|a new one|new ones?)$", re.IGNORECASE)
+
+
+def _removes(clause: str) -> bool:
+    return bool(REMOVE.search(clause) or NEGATED.search(clause))
+
+
+# An item and nothing more: "the dock" in "remove the laptop and the dock"; not 「只要擴充座就好」.
+ITEM_ONLY = re.compile(r"^\s*(?:(?:the|a|an|that|those)\s+)?[a-z][a-z -]*$|^\s*[\u4e00-\u9fff]{1,8}$")
+BUT = re.compile(r"\b(?:just|only|but|instead|keep|add|get|buy|order|need|want|plus)\b|只|就好|留|換成|改|加|買|要",
+                 re.IGNORECASE)
+
+
+def _removals(clauses: list[str]) -> list[bool]:
+    """Which clauses say no to what they name. One that only names an item goes with the removal
+    beside it: "remove the laptop and the dock", 「不要筆電、螢幕」, 「把筆電和螢幕拿掉」."""
+    said = [_removes(c) for c in clauses]
+    for i, clause in enumerate(clauses):
+        if said[i] or BUT.search(clause):
+            continue
+        after_one = i and said[i - 1] and ITEM_ONLY.match(clause)
+        before_one = i + 1 < len(clauses) and said[i + 1] and clause.lstrip().startswith("把")
+        said[i] = bool(after_one or before_one)
+    return said
 
 
 def _unknown(clause: str) -> str:
@@ -272,8 +299,10 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
         found.quantity_change = (named[0] if named else None, n) if n else None
         found.quantity_more = bool(more and n)
         found.lines = []
-    if REMOVE.search(rest) and not lexicon.is_no(text):
-        found.removed = [item for item in catalogue if match_item(rest.replace("不要", " "), [item]) == item]
+    if not lexicon.is_no(text):  # each clause that says no names its own item: 「不要筆電，只要擴充座」
+        clauses = CLAUSE_SPLIT.split(rest.lower())
+        removed = [match_item(c.replace("不要", " "), catalogue) for c, no in zip(clauses, _removals(clauses)) if no]
+        found.removed = [item for item in dict.fromkeys(removed) if item in catalogue]
     if found.quantity_change:
         found.unknown = ""
     if expects == "quantity" and not found.lines and not change:
