@@ -117,3 +117,13 @@ def test_demo_quotes_make_the_award_rule_matter():
     assert result.supplier is not None
     assert result.supplier != cheapest_laptop  # the cheapest laptop seller has no chairs
     assert any(not entry["covers_all"] for entry in result.comparison)
+
+
+def test_the_demo_fixture_holds_what_seeding_writes_and_logs_in(demo):
+    """Tests take the demo as rows read once from seed_demo: seeding over them finds every one, and the
+    next row made gets a fresh id."""
+    assert "Demo data: 0 created, 40 already there." in seed()
+    assert authenticate(username="alice", password="demo") == demo["alice"]
+    assert demo["bob"].groups.exists()  # roles as groups came with the rows
+    newcomer = get_user_model().objects.create_user("newcomer")
+    assert newcomer.pk > max(user.pk for user in demo.values())
