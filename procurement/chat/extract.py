@@ -86,6 +86,9 @@ REASONS = {
     "new_hire": re.compile(r"新人|新進|新同仁|新同事|報到|\b(?:new (?:hires?|colleagues?|employees?|starters?|joiners?)|"
                            r"onboarding)\b", re.IGNORECASE),
 }
+# Her own thing, broken: a reason to replace it, not a purpose to quote ("for: mine is broken").
+HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old one|the current one|our (?:old )?one|"
+                        r"我的|原本的|舊的|原來的)", re.IGNORECASE)
 NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
@@ -285,6 +288,8 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n] + (specs if found.lines else [])
     found.justification = "" if found.notes and not found.lines else (_justification(rest) or _purpose(rest, catalogue))
+    if HERS_BROKE.match(found.justification) and REASONS["broken"].search(found.justification):
+        found.justification = ""  # "mine is broken": said as 「汰換故障的筆電」, "replacing a broken laptop"
     if not found.justification:
         found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")
     change = CHANGE.search(rest)
