@@ -17,11 +17,14 @@ EXPECTS = "revision"
 
 
 def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
-    from ..chat.runtime import turn_append  # the chat reaches the services, which queue work: import late
+    from ..chat.runtime import conversation_language, turn_append  # the chat reaches the services: import late
+    from ..language import CHAT_LANGUAGES
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
-    with override(language):
+    # Asked in the language of the conversation it goes into; a new one, in hers.
+    spoken = CHAT_LANGUAGES.get(conversation_language(session), language) if session else language
+    with override(spoken):
         if session is None:
             session = Session.objects.create(owner_id=task.initiator_id, task=task,
                                              title=_("%(number)s returned for revision") % {"number": number})
@@ -29,7 +32,8 @@ def returned_question_post(*, task: Task, comment: str, approver: str, number: s
                  "Reply here with what to change, and I will revise the request and send it back for approval."
                  ) % {"approver": approver or _("The approver"), "number": number, "comment": comment}
     with trace.using(task.trace_id):
-        turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text, data=_record(task, comment, approver))
+        turn_append(session_id=session.pk, role=Turn.Role.AGENT, text=text,
+                    data=_record(task, comment, approver) | {"lang": _chat_code(spoken)})
     Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
     return session
 
@@ -40,6 +44,12 @@ def _record(task: Task, comment: str, approver: str) -> dict:
         "task": str(task.pk), "state": task.state, "version": task.version, "brain": "runtime", "fallback": False,
         "expects": EXPECTS, "question": comment, "returned_by": approver, "confirming": None, "choices": [],
     }
+
+
+def _chat_code(site_language: str) -> str:
+    from ..language import CHAT_LANGUAGES
+
+    return next((code for code, site in CHAT_LANGUAGES.items() if site == site_language), "")
 
 
 def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session | None:
@@ -57,7 +67,7 @@ def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session
         return None
     spoken = CHAT_LANGUAGES.get(conversation_language(session), language)
     text = texts.get(spoken) or texts[language]
-    lang = next((code for code, site in CHAT_LANGUAGES.items() if site == spoken), "")
+    lang = _chat_code(spoken)
     record = {"action": "notice", "args": {}, "did": kind, "outcome": "done", "reason": "", "memory_used": [],
               "task": str(task.pk), "state": task.state, "version": task.version, "brain": "runtime",
               "fallback": False, "expects": "", "confirming": None, "choices": [], "lang": lang, "about": str(task.pk)}

@@ -77,3 +77,22 @@ def test_her_conversations_say_how_long_ago_each_was_last_used(demo, language, n
     client.force_login(demo["alice"])
     text = visible_text(client.get(reverse("chat-sessions")).content.decode()).replace("\xa0", " ")
     assert now in text and earlier in text
+
+
+@pytest.mark.parametrize("account, said, asked, answer", [
+    ("zh-hant", "I need 2 laptops for the new engineers", "Bob Wang returned", "make it 1 laptop"),
+    ("en", "我要兩台筆電，給新進工程師", "退回修改", "改成一台"),
+])
+def test_a_return_asks_in_the_language_of_her_conversation_not_her_accounts(demo, erp, eager, account, said,
+                                                                           asked, answer):
+    from procurement.language import user_language_set
+
+    user_language_set(user=demo["alice"], language=account)
+    session, task = requested_in_chat(demo["alice"], said, "yes" if said.isascii() else "好")
+    assert decide(demo["bob"], pending(task), "return", comment="Why two?").status_code == 200
+    question = agent_turns(session)[-1].text
+    assert asked in question and "Why two?" in question
+    talk(session, demo["alice"], answer)
+    task.refresh_from_db()
+    assert task.state == "awaiting_approval"
+    assert [line.quantity for line in task.purchase_request.lines.all()] == [1]
