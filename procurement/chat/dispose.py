@@ -75,7 +75,8 @@ def dispose(job: Job) -> Outcome:
         # Whichever brain proposed it, the action must fit its schema.
         job.proposal.action = parse_action(job.action.name, job.action.args())
     except InvalidAction as exc:
-        return _refused(job, f"the proposed {job.action.name} does not fit its schema: {exc}")
+        return _refused(job, f"the proposed {job.action.name} does not fit its schema: {exc}",
+                        reply=say("refused_unfit", job.lang))  # the schema's words stay in the record
     try:
         with transaction.atomic():
             out = handler(job)

@@ -400,6 +400,14 @@ def _specs(text: str, catalogue) -> list[str]:
     return specs
 
 
+def is_spec_of_gone_item(note: str, items: set, catalogue) -> bool:
+    """A spec note (「27吋螢幕」) about an item no line asks for any more."""
+    if not SPEC.search(note):
+        return False
+    item = match_item(note.lower(), catalogue)
+    return item in catalogue and item not in items
+
+
 def _note(clause: str) -> str:
     note = re.sub(r"^\s*(this time|just this once|for this one|for this request|這次|這一次|本次|這回)[\s,，:：]*", "",
                   clause.strip(), flags=re.IGNORECASE)

@@ -48,6 +48,9 @@ PHRASES = {
                             "not changed. For this request only, say \"this time, ...\"."),
     "budget_from_memory": _("Budget cap {amount}, from your saved preference (memory entry {id})."),
     "refused": _("I can't do that: {reason} Nothing was changed."),
+    "refused_unfit": _("I couldn't make that change, so nothing was changed. Could you say it another way?"),
+    "no_lines_left": _("That would leave nothing to buy, so nothing was changed. What should the request be for "
+                       "instead? If you no longer need it, say \"cancel\"."),
     "stale": _("The request changed while we were talking (it is now {state}, version {version}). "
                "Please say it again."),
     "fallback": _("(The assistant model was unavailable; answered by the built-in rules.)"),

@@ -15,7 +15,7 @@ from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, Pro
 from . import dates
 from .dates import day_words
 from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
-from .extract import NUMBER, REMOVE, extract, find_money, lone_count, tax_basis, to_int
+from .extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
 from .phrases import join, listed, say
 from .questions import REF, is_open_question, question_of
 from .status import name_of, one_line, state_words
@@ -182,6 +182,9 @@ class RuleBrain:
                 (line["description"] for line in draft.get("lines") or []), "")
             found.justification = reason_words(found.reason, item, lang)
         fields = merge(draft, found, ctx.departments, ctx.catalogue)
+        if fields.get("lines") == []:  # 「不要螢幕了」 with nothing else: asked, the draft kept
+            question = say("no_lines_left", lang)
+            return Proposal(question, Ask(question=question[:500]))
         if found.past_date:
             # A day already gone is asked about, never noted or dropped in silence.
             notices.append(say("date_past", lang, said=found.past_date, today=day_words(dates.today(), lang)))
@@ -308,6 +311,8 @@ def merge(draft: dict, found, departments, catalogue) -> dict:
     elif found.budget_tax and found.budget_tax != draft.get("budget_tax") and draft.get("budget"):
         fields["budget_tax"] = found.budget_tax
     notes = list(dict.fromkeys([*(draft.get("notes") or []), *found.notes]))
+    left = {_item_of(line, catalogue) for line in lines}
+    notes = [note for note in notes if not is_spec_of_gone_item(note, left, catalogue)]  # 「27吋螢幕」 goes with them
     if notes != (draft.get("notes") or []):
         fields["notes"] = notes
     # The requester's own department, when Membership gives exactly one, is filled in quietly.
@@ -339,8 +344,10 @@ def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = Fal
         item, n = found.quantity_change
         targets = [line for line in lines if item_of(line) == item] if item else \
             [line for line in lines if not line.get("quantity")] or (lines if len(lines) == 1 else [])
-        if found.quantity_more and item and not targets:
+        if item and not targets and (found.quantity_more or not lines):
             lines.append({"description": item, "quantity": n})  # "two more chairs" with none yet: two
+        elif item and not targets and len(lines) == 1 and not found.lines:
+            lines = [{"description": item, "quantity": n}]  # 「改成一台筆電」 of her two monitors: the laptop instead
         elif len(targets) == 1:
             targets[0]["quantity"] = (targets[0].get("quantity") or 0) + n if found.quantity_more else n
     return lines

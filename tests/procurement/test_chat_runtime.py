@@ -128,7 +128,9 @@ def test_an_action_that_does_not_exist_is_refused_plainly(demo):
 def test_draft_fields_that_do_not_fit_are_refused_and_no_task_is_made(demo, fields, why):
     session = open_session(demo["alice"])
     result = talk(session, demo["alice"], "...", brain=ScriptedBrain([UpdateDraft(fields=fields)]))
-    assert result.action == "none" and why in result.reply and not Task.objects.exists()
+    # The turn's record says why; she reads it too, unless it is the schema's own words.
+    assert result.action == "none" and why in result.turn.data["reason"] and not Task.objects.exists()
+    assert "Nothing was changed" in result.reply or "nothing was changed" in result.reply
 
 
 def test_a_proposal_made_for_an_older_version_is_refused(demo):
@@ -164,3 +166,12 @@ def test_sessions_and_tasks_are_separate__two_sessions_reach_one_task(demo):
     talk(second, alice, "for QA")
     assert draft_of(first)["justification"] == "QA"
     assert Task.objects.get(pk=first.task_id).sessions.count() == 2
+
+
+@pytest.mark.parametrize("text, words", [("兩台筆電", "這個變更無法處理"), ("2 laptops", "I couldn't make that change")])
+def test_an_action_that_breaks_its_schema_is_refused_in_her_words_with_the_schemas_kept_in_the_record(
+        demo, text, words):
+    session = open_session(demo["alice"])
+    result = talk(session, demo["alice"], text, brain=ScriptedBrain([UpdateDraft(fields={"lines": []})]))
+    assert result.action == "none" and words in result.reply and "schema" not in result.reply
+    assert "does not fit its schema" in agent_turns(session)[-1].data["reason"]
