@@ -9,10 +9,9 @@ from datetime import date
 
 from .. import workflow
 from ..pricing import match_item
-from . import lexicon
+from . import dates, lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from . import dates
 from .dates import day_words
 from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from .extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
