@@ -110,7 +110,7 @@ class Cancel(Action):
                    "The requester is asked to confirm first.")
 
 
-TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear")
+TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear", "supplier", "money")
 
 
 @dataclass(frozen=True)

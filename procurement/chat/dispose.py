@@ -23,8 +23,8 @@ from . import dates, facts, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
 from .phrases import join, language, listed, say
-from .status import (change_reply, list_reply, name_of, po_reply, state_words, status_reply, unknowable_reply,
-                     why_reply)
+from .status import (change_reply, list_reply, money_reply, name_of, po_reply, state_words, status_reply,
+                     supplier_reply, unknowable_reply, why_reply)
 
 
 @dataclass
@@ -156,7 +156,8 @@ def reply_only(job: Job) -> Outcome:
                    confirming=held, choices=tuple(c for c in job.proposal.choices if c in offered))
 
 
-ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply}
+ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply, "supplier": supplier_reply,
+           "money": money_reply}
 
 
 def status(job: Job) -> Outcome:
@@ -185,7 +186,7 @@ def _status(job: Job) -> Outcome:
         return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only, more=more),
                                   *(change_reply(t, lang) for t in asking)),
                        did="status", task=job.task(), about=asking[0].id if len(asking) == 1 else "")
-    target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change"))
+    target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change", "supplier"))
     if not_found:
         return Outcome(reply=not_found, did="status", task=job.task())
     if target is None:
@@ -333,9 +334,10 @@ def amend(job: Job) -> Outcome:
         justification=fields.get("justification"), answer=fields.get("answer"),
         budget=Decimal(fields["budget"]) if fields.get("budget") else None)
     what = drafts.describe_lines(facts.view_of(task.pk).lines, job.lang)
-    reply = say("answered", job.lang) if answering else say("amended", job.lang, what=what,
-                                                             revision=task.data.get("revision"))
-    return Outcome(reply=join(job.proposal.reply, reply), did="amend", task=task, about=str(task.pk))
+    said = [say("answered", job.lang)] if answering or fields.get("answer") else []
+    if not answering:  # her answer changed the items too: both are said
+        said.append(say("amended", job.lang, what=what, revision=task.data.get("revision")))
+    return Outcome(reply=join(job.proposal.reply, *said), did="amend", task=task, about=str(task.pk))
 
 
 def _added_lines(job: Job, task: Task, lines: list[dict] | None) -> list[dict]:

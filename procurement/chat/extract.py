@@ -49,7 +49,8 @@ CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\
 # 「螢幕多加一台」「再加兩張椅子」"two more monitors": added to what the line has (加到 and 增加到 set it).
 MORE = re.compile(rf"(?:多加|再加|再多|加(?!到|為))\s*(?P<n>{NUMBER})\s*{UNIT}|"
                   rf"\b(?P<n2>{NUMBER}|one|two|three)\s+more\b", re.IGNORECASE)
-REMOVE = re.compile(r"\b(remove|drop|delete|no more|without)\b|不要|刪掉|刪除|拿掉|去掉", re.IGNORECASE)
+REMOVE = re.compile(r"\b(remove|drop|delete|no more|without|scrap|ditch)\b|(?<!要)不要|刪掉|刪除|拿掉|去掉",
+                    re.IGNORECASE)  # 「要不要順便加…」 asks; it removes nothing
 # "no laptop, just the dock", "not the chair": a clause that opens by saying no to what it names.
 NEGATED = re.compile(r"^\s*(?:no|not(?:\s+(?:the|a|any))?)\s+(?!(?:thanks?|problem|need|rush|hurry|more)\b)\w|"
                      r"不用了|不需要了|不用買|不需要買|不買", re.IGNORECASE)
@@ -92,7 +93,7 @@ HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old o
 NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
-COUNTED = re.compile(rf"(?:^|\s)(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
+COUNTED = re.compile(rf"(?:^|\s|(?<=[加買要和跟]))(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
                      re.IGNORECASE)
 # Within a request that names items, "and a flux capacitor" is one more thing asked for.
 ARTICLE = re.compile(r"^\s*an?\s+(?P<what>[^,.;!?]+)", re.IGNORECASE)
@@ -296,7 +297,9 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     if change and (change.group("n6") or change.group("n7")) and found.lines:
         change = None  # 「先買2台筆電就好」: the line it names already says how many
     # 「我要一台筆電，再加一個擴充座」 names each line with its count: only a lone item is added to.
-    more = MORE.search(rest) if not change and len(found.lines) <= 1 else None
+    # 「順便加一個滑鼠」 adds something we have no quote for, not one more of her one line.
+    adds_unknown = found.unknown and not found.lines
+    more = MORE.search(rest) if not change and len(found.lines) <= 1 and not adds_unknown else None
     if change or more:
         groups = change.group("n", "n2", "n3", "n4", "n5", "n6", "n7") if change else more.group("n", "n2")
         n = to_int(next(g for g in groups if g))

@@ -9,7 +9,7 @@ from django.db.models import Prefetch
 
 from agentstate.models import Approval, Receipt, Task
 
-from .. import workflow
+from .. import erp, workflow
 from ..requests import NEVER_SUBMITTED, request_now
 from ..selectors.tasks import own_tasks
 from .brain import TaskView
@@ -69,8 +69,9 @@ def task_view(task: Task) -> TaskView:
         lines=[{"description": line.description, "quantity": line.quantity} for line in now.lines],
         justification=now.justification or "", budget=None if now.budget is None else str(now.budget),
         question=now.question.text if now.question else "",
-        receipts=[{"operation": r.operation, "status": r.status, "external_id": r.external_id}
-                  for r in receipts[-RECEIPTS:]],
+        receipts=[{"operation": r.operation, "status": r.status, "external_id": r.external_id,
+                   "cancels": (r.request or {}).get("requisition_id", "") if r.operation == erp.CANCEL_REQUISITION
+                   else ""} for r in receipts[-RECEIPTS:]],
         approvals=[{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", [])}
                    for a in approvals[:APPROVALS]],
         number=now.number or "", po_number=now.po_number or "", supplier=now.supplier or "",

@@ -67,7 +67,8 @@ YES = {"yes", "y", "yep", "yeah", "yup", "yes please", "confirm", "confirmed", "
        "可以 送出", "就這樣 送出", "好 就這樣", "嗯對", "對啊", "對呀", "是啊", "嗯好", "好 對"}
 NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not now", "later", "don't", "do not",
       "no thanks", "no thank you", "don't submit", "do not submit", "not yet please", "wait a moment",
-      "wait a sec", "let me think", "let me check", "hold off", "stop",
+      "wait a sec", "let me think", "let me check", "hold off", "stop", "nah", "keep it", "keep it for now",
+      "leave it", "leave it for now", "not just yet",
       "不", "不是", "不要", "不對", "等一下", "等等", "先等等", "先不要", "先不用", "還沒", "不用", "先別", "先不要送",
       "先不要送出", "稍等", "等一等", "再想想", "我再想想", "晚點", "晚點再說", "暫時不要", "先暫停", "先不送"}
 THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank you so much", "many thanks", "great thanks",
@@ -87,8 +88,9 @@ STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any n
                     r"what happened to my)\b|進度|狀態|到哪|怎麼樣了|進行到|處理到")
 CONTINUE = re.compile(r"\b(continue|resume|pick up where|carry on|my last request|where we left off)\b|"
                       r"繼續|剛才那件|剛剛那件|上次那件|接著做|接續")
-STANDING = re.compile(r"\b(from now on|always|every time|in future|in the future|going forward|by default)\b|"
-                      r"以後都|以後|之後都|每次都|從現在起|從今以後|一律")
+STANDING = re.compile(r"\b(from now on|always|every time|in future|in the future|going forward|by default|"
+                      r"remember (?:that|i|my|we|our))\b|以後都|以後|之後都|每次都|從現在起|從今以後|一律|"
+                      r"^(?:請|麻煩)?(?:幫我)?(?:記住|記得)")
 ONE_OFF = re.compile(r"\b(this time|just this once|for this one|for this request)\b|這次|這一次|本次|這回")
 DELIVERY = re.compile(r"\b(deliver|ship|send it|send them)\b|送到|寄到|送去|交貨")
 REQUEST_VERB = re.compile(r"\b(need|want|would like|'d like|buy|order|get|purchase|looking for)\b|"
@@ -118,12 +120,18 @@ def is_yes(text: str) -> bool:
     if text.rstrip().endswith(("?", "？")):  # 「嗯？」, "ok?": a question back, not a yes
         return False
     text = normalised(text)
-    return text in YES or text in EMOJI_YES or (bool(text) and all(part in YES for part in text.split()))
+    return text in EMOJI_YES or _said(text, YES) or (bool(text) and all(part in YES for part in text.split()))
 
 
 def is_no(text: str) -> bool:
     text = normalised(text)
-    return text in NO or text in EMOJI_NO
+    return text in EMOJI_NO or _said(text, NO)
+
+
+def _said(text: str, words: set) -> bool:
+    """One of `words`, or two of them in a row: "yep go ahead", "nah keep it"."""
+    first, _, rest = text.partition(" ")
+    return text in words or bool(rest) and first in words and rest in words
 
 
 def is_thanks(text: str) -> bool:
@@ -146,6 +154,22 @@ def _is_command(text: str) -> bool:
 
 def is_cancel(text: str) -> bool:
     return bool(CANCEL.match(normalised(text)))
+
+
+# "can I cancel it?", 「可以取消嗎」, 「REQ-2026-00001 可以取消嗎」: asked as a question, and meant.
+CANCEL_ASKED = re.compile(r"^\s*(?:can|could|may)\s+(?:i|we|you)\s+(?:please\s+)?(?P<en>cancel\b.*?)\s*\??\s*$|"
+                          r"^\s*(?P<zh>[^，,。？?]*?)\s*(?:可以|能|能不能|可不可以)(?:幫我)?(?:取消|撤回|撤銷)(?:嗎|呢)?\s*[?？]?\s*$",
+                          re.IGNORECASE)
+
+
+def cancel_asked(text: str) -> str | None:
+    """The cancel a question asks for, said as one: "cancel it", 「取消 REQ-2026-00001」; else None."""
+    match = CANCEL_ASKED.match(text)
+    if match is None:
+        return None
+    if match.group("en") is not None:
+        return match.group("en")
+    return f"取消 {match.group('zh').strip()}".strip()
 
 
 def is_status(text: str) -> bool:

@@ -119,6 +119,13 @@ PHRASES = {
     "a_manager": _("a manager"),
     "po_issued": _("The purchase order for {number} is {po}: {what} from {supplier}, {total} incl. tax."),
     "po_none": _("{number} ({what}) has no purchase order yet: it is {state}."),
+    "supplier_why": _("{number} goes to {supplier}: of the suppliers quoting every item with a quote valid today, "
+                      "theirs is the lowest total, {total} incl. tax (a tie goes to the shorter lead time)."),
+    "supplier_none": _("{number} has no supplier yet: it is {state}."),
+    "money_capped": _("{number} ({what}): the best offer is {total} incl. tax, and your budget cap is {cap}."),
+    "money_uncapped": _("{number} ({what}): the best offer is {total} incl. tax. You set no budget cap of your own; "
+                        "the department's budget is checked when it is priced."),
+    "not_priced": _("not priced yet"),
     "decided": _("{who} {decision} it at {at}, with this comment: \"{comment}\""),
     "decided_rejected": pgettext_lazy("decision verb", "rejected"),
     "decided_returned": pgettext_lazy("decision verb", "returned"),

@@ -14,6 +14,15 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bwhat\b[^?.!]*\b(change|fix|revise|adjust|edit)\b|\bwhat (?:does|did) (?:he|she|they|the manager|\w+) "
         r"want\b|\bhow (?:do|should|can) i (?:fix|change|revise)\b|"
         r"(要|該|需要|得|必須|應該)(怎麼)?(改|修改|調整)(什麼|哪|哪裡|甚麼)|改什麼|改哪|怎麼改|修改什麼", re.IGNORECASE)),
+    ("supplier", re.compile(
+        r"\bwhy (?:this|that|the) (?:supplier|vendor|company|shop)\b|\bwhich (?:supplier|vendor)\b|"
+        r"\bwho(?:'s| is) the (?:supplier|vendor)\b|\bwhy (?:did you |was it )?(?:pick|choose|chose|go with)\b|"
+        r"為什麼(?:選|挑|是|找)(?:這家|那家|這間|它|他們)|(?:選|挑)(?:了)?哪(?:一)?家|哪(?:一)?家(?:廠商|供應商|公司)|"
+        r"供應商是|廠商是", re.IGNORECASE)),
+    ("money", re.compile(
+        r"\bwhat(?:'s| is) (?:the|my) (?:budget|cap|total)\b|\bhow much (?:is it|does it cost|will it cost|in total)\b|"
+        r"\bhow much\b[^?.!]*\b(?:cost|total)\b|預算(?:是)?多少|上限(?:是)?多少|總共多少|總價|多少錢|金額(?:是)?多少",
+        re.IGNORECASE)),
     ("why", re.compile(
         r"\bwhy\b|\bhow come\b|\bwhat (?:was|is) the reason\b|\breason (?:for|it|why)\b|"
         r"\bwhat did (?:the manager|my manager|the approver|\w+) (?:say|write|comment)\b|\bcomments?\b|"
@@ -24,7 +33,7 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"(?:主管|經理|老闆|處長)怎麼說", re.IGNORECASE)),
     ("po", re.compile(
         r"\bpo\b|\bpo\s*(?:number|no\.?|#)|\bpurchase order\b|\bwhat (?:was|did we|did i) order(?:ed)?\b|"
-        r"採購單|訂單號|單號|買了什麼|訂了什麼", re.IGNORECASE)),
+        r"採購單|訂單號|單號|買了什麼|訂了什麼|\bpo\s*(?:號碼|號|編號)", re.IGNORECASE)),
     ("list", re.compile(
         r"\b(?:list|show)\b[^?.!]*\brequests?\b|\bmy requests\b|\ball (?:of )?my\b|\bwhat (?:requests|orders) "
         r"do i have\b|\bhow many requests\b|所有|全部|列出|我的申請|有哪些|幾張|幾筆", re.IGNORECASE)),
@@ -33,7 +42,7 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bdelivery (?:date|time|status)\b|\b(?:has|have|did) (?:it|they) (?:arrived?|shipped?)\b|"
         r"\bwhen(?:'s| is| are| will)\b[^?.!]*\b(?:arriving|coming|getting here|being delivered|shipping)\b|"
         r"\btracking\b|\beta\b|到貨|送到了|什麼時候(會)?(到|送|寄|出貨|交貨)|何時(會)?(到|送|出貨)|"
-        r"出貨了|物流|寄出了嗎|到了嗎", re.IGNORECASE)),
+        r"出貨了|物流|寄出了嗎|到了嗎|會(?:送)?到嗎|(?:能|可以)(?:送)?到嗎|送來了嗎|收得到嗎", re.IGNORECASE)),
     ("status", re.compile(
         r"\bstatus\b|\bwhere (?:is|are|does|do)\b|\bwhere's\b|\bprogress\b|\bany (?:update|news)\b|"
         r"\bhow(?:'s| is| are)\b[^?.!]*\b(request|order|laptops?|monitors?|keyboards?|chairs?|docks?|it|they)\b|"
@@ -64,7 +73,7 @@ REQUEST_WORDS = re.compile(r"\b(?:need|want|would like|'d like|buy|order|get|pur
 
 @dataclass(frozen=True)
 class Question:
-    topic: str             # status | po | why | change | list | unknown
+    topic: str             # status | po | why | change | list | unknown | supplier | money
     ref: str = ""          # REQ-… or PO-… as she wrote it
     item: str = ""         # the catalogue item she named ("the laptop one")
     latest: bool = False   # "my last request"
@@ -79,7 +88,7 @@ def question_of(text: str, catalogue=()) -> Question | None:
         topic = "status"
     if topic is None:
         return None
-    if topic in ("po", "status") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
+    if topic in ("po", "status", "money") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
         return None  # "I need a purchase order for 2 laptops" files a request
     item = match_item(text, catalogue) if not ref else None
     open_only = bool(ALL_OPEN.search(text)) and topic in ("status", "list")

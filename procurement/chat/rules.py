@@ -52,7 +52,8 @@ class RuleBrain:
             return pending
         if lexicon.is_standing(message):
             return Proposal("", ProposeMemory(content=message.strip()[:500], kind="preference"))
-        named = named_cancel(message, ctx)
+        cancel = lexicon.cancel_asked(message) or message  # 「REQ-2026-00001 可以取消嗎」 asks to cancel it
+        named = named_cancel(cancel, ctx)
         if named is not None:
             return Proposal("", named)
         question = question_of(message, ctx.catalogue)
@@ -63,7 +64,7 @@ class RuleBrain:
         if lexicon.is_continue(message):
             return self.continue_(ctx)
         task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
-        if lexicon.is_cancel(message):
+        if lexicon.is_cancel(cancel):
             return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
         about = self.about(ctx) if task is None else None
         # Once her request waiting for her answer has been talked about, what she says next is that answer.
@@ -83,7 +84,7 @@ class RuleBrain:
         # (「可以改成下週五嗎？」, "can it be next Monday instead?").
         dated = task is not None and (task.state == workflow.DRAFT
                                       or task.state in workflow.AMENDABLE and bool(CHANGE_VERB.search(message)))
-        if is_open_question(message) and not extract(message, ctx.catalogue).any(dates=dated):
+        if is_open_question(message) and not _asks_a_change(message, ctx, task, dated):
             return Proposal("", Status(topic="unclear"))
         if task is None or task.state == workflow.DRAFT:
             return self.intake(ctx, task)
@@ -231,7 +232,7 @@ class RuleBrain:
                 changes["lines"] = new_lines
         if found.budget:
             changes["budget"] = str(found.budget)
-        if found.justification and (answering or JUSTIFY_WORD.search(message)):
+        if found.justification and JUSTIFY_WORD.search(message):  # an answer is her reply, not a new purpose
             changes["justification"] = found.justification
         said = []
         if found.past_date:
@@ -262,6 +263,17 @@ def _says_something(message: str) -> bool:
     """Words that can be a justification: not a yes, a no, a question or an emoji."""
     return bool(message.strip()) and not (lexicon.is_yes(message) or lexicon.is_no(message)
                                           or lexicon.is_emoji_only(message) or is_open_question(message))
+
+
+def _asks_a_change(question: str, ctx: Context, task, dated: bool) -> bool:
+    """Whether a question asks to change something: 「可以改成下週五嗎？」 does; 「筆電明天會到嗎？」
+    names an item and a day of a submitted request, and asks only."""
+    found = extract(question, ctx.catalogue)
+    if not found.any(dates=dated):
+        return False
+    if task is None or task.state == workflow.DRAFT or CHANGE_VERB.search(question) or REMOVE.search(question):
+        return True
+    return bool(found.quantity_change or found.removed or found.budget or any(n for _, n in found.lines))
 
 
 def named_cancel(message: str, ctx: Context) -> Cancel | None:

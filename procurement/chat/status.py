@@ -126,12 +126,33 @@ def status_reply(task, lang: str) -> str:
 
 def _current(receipts: list[dict]) -> list[dict]:
     """What the ERP holds for the request as it is now: the newest requisition and purchase order.
-    Requisitions cancelled when an amendment replaced them are history, not her request's state."""
+    Requisitions cancelled when an amendment replaced them are history, not her request's state:
+    one cancelled and not yet replaced is not said at all (never "confirmed")."""
     newest = {}
+    cancelled = {r["cancels"] for r in receipts if r["operation"] == erp.CANCEL_REQUISITION
+                 and r["status"] == "confirmed" and r.get("cancels")}
     for receipt in receipts:  # oldest first
         if receipt["operation"] != erp.CANCEL_REQUISITION:
             newest[receipt["operation"]] = receipt
-    return list(newest.values())
+    return [r for r in newest.values() if not (r["operation"] == erp.CREATE_REQUISITION
+                                               and r["external_id"] in cancelled)]
+
+
+def supplier_reply(task, lang: str) -> str:
+    """"Why this supplier?": the rule the award follows, with the winner and its total."""
+    if not task.supplier:
+        return join(say("supplier_none", lang, number=name_of(task, lang), state=state_words(task.state, lang)),
+                    _waiting(task, lang))
+    return say("supplier_why", lang, number=name_of(task, lang), supplier=task.supplier,
+               total=drafts.money(task.total) if task.total else "-")
+
+
+def money_reply(task, lang: str) -> str:
+    """"What's the budget?": the best offer's total and her cap, in one sentence."""
+    total = drafts.money(task.total) if task.total else say("not_priced", lang)
+    key = "money_capped" if task.budget else "money_uncapped"
+    return say(key, lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang), total=total,
+               cap=drafts.money(task.budget) if task.budget else "")
 
 
 def po_reply(task, lang: str) -> str:

@@ -77,3 +77,10 @@ def test_the_seam_with_the_real_store__proposal_from_a_turn_then_used_once_confi
     used = talk(fresh, alice, "2 monitors for the lab")
     assert draft_of(fresh)["budget"] == "60000.00"
     assert used.turn.data["memory_used"] == [{"id": str(entry.pk), "version": entry.version}]
+
+
+@pytest.mark.parametrize("said", ["記住我習慣用27吋的螢幕", "請記得我都用 27 吋螢幕", "remember that I prefer 27-inch monitors"])
+def test_asked_to_remember_it_proposes_memory_and_starts_no_purchase(demo, fake_memory, said):
+    result = talk(open_session(demo["alice"]), demo["alice"], said)
+    assert result.action == "propose_memory" and result.task is None
+    assert [p["content"] for p in fake_memory.proposed] == [said]
