@@ -20,7 +20,7 @@ from .people import person_label
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
 # Parts that name a person by username, said by their name (procurement.people), as pages and notices do.
-PERSON_PARTS = {"who", "for", "requester"}
+PERSON_PARTS = {"who", "for", "requester", "person"}
 USERNAME = re.compile(r"[\w.@+-]+")
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
@@ -82,6 +82,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      r"answer)\): the ERP has no purchase order under its key; sent again\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s): the ERP has no purchase order "
                    "under its key, so it was sent again. %(note)s")),
+    (r"checked the ERP again: still in doubt \((?P<errors>.*)\)\.(?: (?P<note>.*))?",
+     pgettext_lazy("agent sentence", "checked the ERP again: still in doubt (%(errors)s). %(note)s")),
     (r"(?P<person>[\w.@+-]+) checked the ERP again\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "%(person)s checked the ERP again. %(note)s")),
     (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
@@ -392,6 +394,8 @@ def _part(name: str, value: str) -> str:
         return ""
     if name in PERSON_PARTS and USERNAME.fullmatch(value):
         return person_label(value)
+    if name == "errors":  # "ERP GET /requisitions: HTTP 503 …; …": each in words where known
+        return " ".join(error_words(e) or e for e in value.split("; ")).rstrip("。.")
     if name == "people":
         return str(LIST_SEPARATOR).join(person_label(who) if USERNAME.fullmatch(who) else who
                                         for who in value.split(", "))

@@ -104,9 +104,15 @@ def test_chat_refusals_name_fields_and_states_in_words(zh):
     ("carol checked the ERP again: ERP purchase order PO-000007. 查到了", "carol 重新查詢 ERP：ERP 已有採購單 PO-000007。查到了"),
     ("The cancel came too late: the ERP holds purchase order PO-000007; nothing was cancelled and the budget stays "
      "spent.", "取消太晚了：ERP 已有採購單 PO-000007；沒有取消任何東西，預算維持已支用。"),
+    ("checked the ERP again: still in doubt (ERP GET /requisitions: HTTP 503 ERP unavailable (fault: down)). 稍後再試",
+     "重新查詢 ERP：仍無法確定（ERP 本身發生錯誤（HTTP 503））。稍後再試"),
 ])
-def test_the_work_queues_sentences_read_in_zh_hant(zh, written, read):
+def test_the_work_queues_sentences_read_in_zh_hant(zh, db, written, read):
     assert sentences.readable(written) == read
+
+
+def test_the_person_in_a_work_queue_sentence_is_named_as_everywhere_else(zh, demo):
+    assert sentences.readable("carol checked the ERP again. 查到了") == "Carol Wu 重新查詢 ERP。查到了"
 
 
 def test_a_refused_checkpoint_reads_in_chinese_by_its_sentence_or_its_code(zh):
