@@ -267,15 +267,15 @@ def item_names(descriptions) -> str:
 
 
 def line_words(line) -> str:
-    """One line of a request (a dict or an object with `description` and `quantity`): "2 × Laptop",
-    「筆電 × 2」; an open quantity reads "?"."""
+    """One line of a request (a dict or an object with `description` and `quantity`): "Laptop × 2",
+    「筆電 × 2」, as the chat says it; an open quantity reads "?"."""
     get = line.get if isinstance(line, dict) else lambda name: getattr(line, name, None)
-    return pgettext("request line", "%(quantity)s × %(item)s") % {
+    return pgettext("request line", "%(item)s × %(quantity)s") % {
         "quantity": get("quantity") or "?", "item": item_label(get("description"))}
 
 
 def items_summary(lines) -> str:
-    """What a request buys, in the active language: "2 × Laptop, 1 × Monitor", 「筆電 × 2、螢幕 × 1」."""
+    """What a request buys, in the active language: "Laptop × 2, Monitor × 1", 「筆電 × 2、螢幕 × 1」."""
     return pgettext("list separator", ", ").join(line_words(line) for line in lines or ())
 
 

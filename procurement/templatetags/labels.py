@@ -139,13 +139,13 @@ def item_names(descriptions) -> str:
 
 @register.filter
 def items_summary(lines) -> str:
-    """`{{ now.lines|items_summary }}`: 「筆電 × 2、螢幕 × 1」 / "2 × Laptop, 1 × Monitor"."""
+    """`{{ now.lines|items_summary }}`: 「筆電 × 2、螢幕 × 1」 / "Laptop × 2, Monitor × 1"."""
     return labels.items_summary(lines)
 
 
 @register.filter
 def line_words(line) -> str:
-    """`{{ line|line_words }}`: one line, 「筆電 × 2」 / "2 × Laptop"."""
+    """`{{ line|line_words }}`: one line, 「筆電 × 2」 / "Laptop × 2"."""
     return labels.line_words(line)
 
 

@@ -22,7 +22,7 @@ def test_manager_approves_and_the_requesters_page_updates_without_reload(submitt
 
     bob = signed_in("bob", viewport={"width": 390, "height": 844})  # on the move: a phone-sized screen
     expect(bob.get_by_role("heading", name="Approvals waiting for you")).to_be_visible()
-    bob.get_by_role("link", name="2 × Laptop").click()
+    bob.get_by_role("link", name="Laptop × 2").click()
     expect(bob.get_by_text("Approving will:")).to_be_visible()
     bob.get_by_role("button", name="Approve").click()
     expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")

@@ -145,7 +145,7 @@ def test_a_zh_hant_requester_gets_zh_hant_mail_and_notices_and_the_approver_engl
     assert "（筆電 × 2）" in rejected.body and "（筆電 × 2）" in notice.text and "Laptop" not in rejected.body
     [to_bob] = [m for m in mailoutbox if m.to == ["bob@example.com"]]
     assert to_bob.subject.startswith("Approval needed")
-    assert ": 2 × Laptop, NT$73,290 incl. tax" in to_bob.body and "筆電" not in to_bob.body
+    assert ": Laptop × 2, NT$73,290 incl. tax" in to_bob.body and "筆電" not in to_bob.body
 
 
 def test_the_order_notice_names_the_supplier_right_after_the_chinese_words(demo, erp, eager):
@@ -419,4 +419,4 @@ def test_an_approver_who_first_signs_in_after_his_notice_was_written_reads_it_in
     en = Client(HTTP_ACCEPT_LANGUAGE="en")
     en.force_login(bob)
     page = en.get("/notices/").content.decode()
-    assert "2 × Laptop" in page and "筆電" not in page
+    assert "Laptop × 2" in page and "筆電" not in page

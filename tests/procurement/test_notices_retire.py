@@ -59,7 +59,7 @@ def test_the_admin_on_call_is_told_when_a_request_waits_in_the_work_queue(demo, 
     [notice] = Notice.objects.filter(recipient=demo["carol"], kind="review_new")
     number = task.purchase_request.number
     assert f"Alice Lin 的請購 {number}（筆電 × 2，工程部）需要有人在工作佇列處理" in notice.text_in("zh-hant")
-    assert f"Alice Lin's request {number} (2 × Laptop, Engineering) needs a person in the work queue" in \
+    assert f"Alice Lin's request {number} (Laptop × 2, Engineering) needs a person in the work queue" in \
         notice.text_in("en")
     assert notice.url.endswith(f"/review/#review-{task.pk}")
     assert not Notice.objects.filter(kind="review_new").exclude(recipient=demo["carol"]).exists()

@@ -43,7 +43,7 @@ def decision(approval, **overrides):
 def test_inbox_lists_the_pending_approval_with_total_and_time_left(approval, demo):
     page = client_for(demo["bob"]).get(reverse("approval-inbox"))
     body = page.content.decode()
-    assert page.status_code == 200 and "2 × Laptop" in body and "NT$" in body and "Alice Lin" in body
+    assert page.status_code == 200 and "Laptop × 2" in body and "NT$" in body and "Alice Lin" in body
 
 
 def test_inbox_runs_a_fixed_number_of_queries_however_many_approvals(approval, demo, django_assert_num_queries):

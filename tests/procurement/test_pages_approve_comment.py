@@ -68,7 +68,7 @@ def test_the_approve_form_offers_an_optional_comment_box_in_both_languages(demo,
 
 @pytest.mark.parametrize("language, words", [
     ("zh-hant", "Bob Wang 已核准您的請購 {number}（筆電 × 2，含稅 NT$73,290），並附上意見：「請週五前交貨」。"),
-    ("en", "Bob Wang approved your request {number} (2 × Laptop, NT$73,290 incl. tax) with the comment "
+    ("en", "Bob Wang approved your request {number} (Laptop × 2, NT$73,290 incl. tax) with the comment "
            "“請週五前交貨”.")])
 def test_a_comment_given_on_approve_reaches_the_requesters_notice(demo, erp, eager, mailoutbox, language, words):
     user_language_set(user=demo["alice"], language=language)
@@ -86,7 +86,7 @@ def test_a_comment_given_on_approve_reaches_the_requesters_notice(demo, erp, eag
 
 @pytest.mark.parametrize("language, words", [
     ("zh-hant", "Bob Wang 已核准您的請購 {number}（筆電 × 2，含稅 NT$73,290）。採購單正在送往 ERP。"),
-    ("en", "Bob Wang approved your request {number} (2 × Laptop, NT$73,290 incl. tax). The purchase order is "
+    ("en", "Bob Wang approved your request {number} (Laptop × 2, NT$73,290 incl. tax). The purchase order is "
            "being sent to the ERP.")])
 def test_approving_without_a_comment_quotes_nothing(demo, erp, eager, language, words):
     user_language_set(user=demo["alice"], language=language)

@@ -91,12 +91,12 @@ def test_a_row_says_how_long_it_has_waited_in_minutes_in_both_languages(demo, er
 def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):
     bob = client_for(demo["bob"])
     pending = bob.get(INBOX).content.decode()
-    assert "1 × USB-C dock" in pending and "Laptop" not in pending and "Keyboard" not in pending
+    assert "USB-C dock × 1" in pending and "Laptop" not in pending and "Keyboard" not in pending
     decided = bob.get(INBOX, {"tab": "decided"}).content.decode()
-    assert "2 × Laptop" in decided and "3 × Keyboard" in decided and "USB-C dock" not in decided
+    assert "Laptop × 2" in decided and "Keyboard × 3" in decided and "USB-C dock" not in decided
     assert "Returned for revision" in decided and "Bob Wang, " in decided
     everything = bob.get(INBOX, {"tab": "all"}).content.decode()
-    assert all(words in everything for words in ("2 × Laptop", "3 × Keyboard", "1 × USB-C dock"))
+    assert all(words in everything for words in ("Laptop × 2", "Keyboard × 3", "USB-C dock × 1"))
 
 
 @pytest.mark.parametrize("language, words, wrong", [("en", "request cancelled", "Superseded"),
@@ -116,10 +116,10 @@ def test_a_request_cancelled_while_waiting_reads_cancelled_in_the_list_and_its_e
 def test_a_manager_sees_only_their_department_a_director_sees_all(three, demo):
     erins = submit(demo, who="erin", department="OPS", item="Office chair", quantity=1, why="back pain")
     dave = client_for(demo["dave"]).get(INBOX, {"tab": "all"}).content.decode()
-    assert "1 × Office chair" in dave and "Laptop" not in dave and "USB-C dock" not in dave
+    assert "Office chair × 1" in dave and "Laptop" not in dave and "USB-C dock" not in dave
     frank = client_for(demo["frank"])
     everything = frank.get(INBOX, {"tab": "all"}).content.decode()
-    assert "1 × Office chair" in everything and "2 × Laptop" in everything
+    assert "Office chair × 1" in everything and "Laptop × 2" in everything
     ops = frank.get(INBOX, {"tab": "all", "department": "OPS"}).content.decode()
     assert links(ops) == 1 and reverse("approval-page", args=[erins.pk]) in ops
     assert client_for(demo["bob"]).get(reverse("approval-page", args=[erins.pk])).status_code == 404
@@ -166,12 +166,12 @@ def test_csv_export_has_the_current_list_with_its_filters(three, demo):
     rows = list(csv.reader(io.StringIO(page.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["Request number", "Items", "Requester"] and len(rows) == 3
     by_items = {row[1]: row for row in rows[1:]}
-    laptops = by_items["2 × Laptop"]
+    laptops = by_items["Laptop × 2"]
     assert laptops[0] == three["laptops"].task.purchase_request.number
     assert laptops[2] == "Alice Lin" and laptops[4] == "new hires" and laptops[6] == "Approved"
     assert laptops[5] == three["laptops"].scope["total"] and laptops[10] == "Bob Wang"
     assert laptops[13] == three["laptops"].task.data["purchase_order"]["id"]
-    assert by_items["3 × Keyboard"][12] == "only two, please"
+    assert by_items["Keyboard × 3"][12] == "only two, please"
 
 
 def test_xlsx_export_opens_in_openpyxl_with_numbers_and_the_filters(three, demo):

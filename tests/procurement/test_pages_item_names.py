@@ -1,5 +1,5 @@
 """Catalogue items read in the reader's language on every page that names them (procurement.labels
-item_label / items_summary): 「筆電 × 2、USB-C 擴充座 × 1」 on a zh-Hant page, "2 × Laptop, 1 × USB-C dock"
+item_label / items_summary): 「筆電 × 2、USB-C 擴充座 × 1」 on a zh-Hant page, "Laptop × 2, USB-C dock × 1"
 on an English one, while the stored item and the API's `summary` stay English (DESIGN §10)."""
 import pytest
 from django.test import Client
@@ -35,7 +35,7 @@ def test_a_line_and_a_summary_read_in_the_active_language():
     with translation.override("zh-hant"):
         assert labels.items_summary(lines) == "筆電 × 2、USB-C 擴充座 × 1、whiteboard × ?、辦公椅 × 3"
     with translation.override("en"):
-        assert labels.items_summary(lines) == "2 × Laptop, 1 × USB-C dock, ? × whiteboard, 3 × Office chair"
+        assert labels.items_summary(lines) == "Laptop × 2, USB-C dock × 1, whiteboard × ?, Office chair × 3"
 
 
 def test_the_approval_page_names_the_items_in_chinese_for_a_chinese_reader_and_in_english_for_an_english_one(
@@ -58,7 +58,7 @@ def test_her_home_and_request_list_name_the_items_in_her_language(demo, erp, eag
     for url in (reverse("home"), reverse("my-requests")):
         assert_chinese_items(page(demo["alice"], url, **ZH))
         english = page(demo["alice"], url, **EN)
-        assert "2 × Laptop, 1 × USB-C dock" in english and "筆電" not in english
+        assert "Laptop × 2, USB-C dock × 1" in english and "筆電" not in english
 
 
 def test_the_request_page_lists_the_priced_lines_in_her_language(demo, erp, eager):
@@ -74,7 +74,7 @@ def test_the_inbox_row_and_its_export_name_the_items_in_the_approvers_language(d
     submit(demo["alice"])
     assert_chinese_items(page(demo["bob"], reverse("approval-inbox"), **ZH))
     english = page(demo["bob"], reverse("approval-inbox"), **EN)
-    assert "2 × Laptop, 1 × USB-C dock" in english and "筆電" not in english
+    assert "Laptop × 2, USB-C dock × 1" in english and "筆電" not in english
     client = Client(**ZH)
     client.force_login(demo["bob"])
     export = client.get(reverse("approval-export", args=["csv"])).content.decode("utf-8-sig")
