@@ -89,7 +89,7 @@ REASONS = {
 }
 # Her own thing, broken: a reason to replace it, not a purpose to quote ("for: mine is broken").
 HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old one|the current one|our (?:old )?one|"
-                        r"我的|原本的|舊的|原來的)", re.IGNORECASE)
+                        r"我的|原本的|舊的|原來的)(?![a-z])", re.IGNORECASE)
 NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
