@@ -11,7 +11,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import NotFound
 
-from ..notices.selectors import notices_for
+from ..notices.selectors import nothing_left_to_decide, notices_for
 from ..notices.services import notice_mark_read, notices_mark_all_read
 
 PAGE_SIZE = 30
@@ -60,4 +60,6 @@ def notices_read(request):
 def _render(request, *, errors=(), status=200):
     page = Paginator(notices_for(request.user), PAGE_SIZE).get_page(request.GET.get("page"))
     template = f"{PAGE}#list" if request.htmx and not request.htmx.history_restore_request else PAGE
-    return render(request, template, {"page": page, "notices": list(page), "errors": list(errors)}, status=status)
+    notices = list(page)
+    return render(request, template, {"page": page, "notices": notices, "errors": list(errors),
+                                      "settled": nothing_left_to_decide(notices)}, status=status)

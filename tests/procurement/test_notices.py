@@ -420,3 +420,20 @@ def test_an_approver_who_first_signs_in_after_his_notice_was_written_reads_it_in
     en.force_login(bob)
     page = en.get("/notices/").content.decode()
     assert "Laptop × 2" in page and "筆電" not in page
+
+
+@pytest.mark.parametrize("language, words", [("en", "Nothing to decide any more"), ("zh-hant", "已不需簽核")])
+def test_an_approval_notice_says_on_the_list_once_there_is_nothing_left_to_decide(demo, erp, eager, language, words):
+    import re
+
+    from django.test import Client
+
+    waiting, cancelled = submit(demo["alice"]), submit(demo["alice"], lines=[{"description": "Keyboard", "quantity": 1}])
+    services.request_cancel(task_id=cancelled.pk, user=demo["alice"])
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["bob"])
+    items = re.findall(r"<li\b.*?</li>", client.get("/notices/").content.decode(), re.DOTALL)
+    about = {task.pk: [item for item in items if any(f"/approvals/{a.pk}/" in item for a in task.approvals.all())]
+             for task in (waiting, cancelled)}
+    assert about[cancelled.pk] and all(words in item for item in about[cancelled.pk])
+    assert about[waiting.pk] and not any(words in item for item in about[waiting.pk])
