@@ -274,9 +274,13 @@ def line_words(line) -> str:
         "quantity": get("quantity") or "?", "item": item_label(get("description"))}
 
 
+def listed(parts) -> str:
+    return pgettext("list separator", ", ").join(str(part) for part in parts or ())
+
+
 def items_summary(lines) -> str:
     """What a request buys, in the active language: "Laptop × 2, Monitor × 1", 「筆電 × 2、螢幕 × 1」."""
-    return pgettext("list separator", ", ").join(line_words(line) for line in lines or ())
+    return listed(line_words(line) for line in lines or ())
 
 
 # The same, said when it is rendered: a notice's context is built before its recipient's language is on.

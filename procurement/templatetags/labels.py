@@ -144,6 +144,12 @@ def items_summary(lines) -> str:
 
 
 @register.filter
+def listed(parts) -> str:
+    """`{{ change.after|listed }}`: 「筆電 × 2、鍵盤 × 1」 / "Laptop × 2, Keyboard × 1", as the reader lists."""
+    return labels.listed(parts)
+
+
+@register.filter
 def line_words(line) -> str:
     """`{{ line|line_words }}`: one line, 「筆電 × 2」 / "Laptop × 2"."""
     return labels.line_words(line)

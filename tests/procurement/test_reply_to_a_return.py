@@ -118,3 +118,14 @@ def test_path_steps(state, visited, expected):
     from procurement.workflow import path_steps
     steps = path_steps(state, visited)
     assert [status for _, status in steps] == expected and dict((s, st) for s, st in steps)[state] == "current"
+
+
+def test_changed_lines_are_listed_as_each_language_lists(demo, erp, eager):
+    task = returned(demo)
+    response = api(demo["alice"]).patch(f"/api/v1/tasks/{task.pk}/", {
+        "version": task.version, "answer": "a keyboard too",
+        "lines": [*DOCKS, {"description": "Keyboard", "quantity": 1}]}, format="json")
+    assert response.status_code == 200, response.json()
+    approval = pending(task)
+    assert "USB-C 擴充座 × 2 → USB-C 擴充座 × 2、鍵盤 × 1" in page_of(demo["bob"], approval, "zh-hant")
+    assert "USB-C dock × 2 → USB-C dock × 2, Keyboard × 1" in page_of(demo["bob"], approval, "en")
