@@ -401,7 +401,8 @@ def propose_memory(job: Job) -> Outcome:
     if entry_id is None:
         return Outcome(reply=say("memory_unavailable", job.lang), did="none", outcome="unavailable",
                        task=job.task())
-    return Outcome(reply=say("memory_proposed", job.lang, id=entry_id), did="propose_memory", task=job.task())
+    return Outcome(reply=say("memory_proposed", job.lang, id=str(entry_id)[:8]), did="propose_memory",
+                   task=job.task())
 
 
 def answer_quote(job: Job) -> Outcome:

@@ -228,12 +228,6 @@ def test_the_departments_manager_may_correct_its_memory(entries, demo):
     assert page.status_code == 200 and "version 2" in listed(page)
 
 
-def test_nav_shows_memory_to_admins_only(demo):
-    for user, shown in (("carol", True), ("bob", False), ("alice", False)):
-        body = listed(client_for(demo[user]).get(reverse("chat-sessions")))
-        assert (f'href="{reverse("memory-list")}"' in body) is shown, user
-
-
 # -- correct ---------------------------------------------------------------------------------
 
 def test_correct_makes_the_next_version_and_keeps_the_old_text_in_history(entries, demo):
@@ -403,3 +397,10 @@ def test_the_delete_preview_and_the_entrys_codes_read_in_traditional_chinese(ent
     assert "使用中" in preview and "偏好" in preview
     leftover = english_words(preview, [entries["pdf"].content, *demo, *(u.get_full_name() for u in demo.values())])
     assert leftover == []
+
+
+@pytest.mark.parametrize("user", ["alice", "bob", "carol"])
+def test_everyone_finds_the_memory_page_in_the_header_where_the_chat_says_to_confirm(demo, user):
+    """The chat asks a requester to confirm a preference under "Memory": the link is there for her too."""
+    body = client_for(demo[user]).get(reverse("my-requests")).content.decode()
+    assert f'href="{reverse("memory-list")}"' in body
