@@ -62,7 +62,7 @@ class Session(models.Model):
         indexes = [models.Index(fields=["owner", "-created_at"])]
 
     def __str__(self):
-        return f"session {self.id} of {self.owner_id}"
+        return _("Conversation %(id)s") % {"id": str(self.id)[:8]}
 
 
 class Turn(AppendOnlyModel):
@@ -81,6 +81,9 @@ class Turn(AppendOnlyModel):
     class Meta:
         ordering = ["session", "seq"]
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="turn_seq_unique")]
+
+    def __str__(self):
+        return _("Turn %(seq)s of conversation %(session)s") % {"seq": self.seq, "session": str(self.session_id)[:8]}
 
 
 class Task(models.Model):
@@ -287,6 +290,9 @@ class Checkpoint(AppendOnlyModel):
     @property
     def is_delta(self) -> bool:
         return self.depth > 0
+
+    def __str__(self):
+        return _("Checkpoint v%(version)s of task %(task)s") % {"version": self.version, "task": str(self.task_id)[:8]}
 
 
 class Receipt(models.Model):

@@ -36,7 +36,9 @@ class Department(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.code} {self.name}"
+        from .labels import department_with_code  # labels reads these models' names: import when shown
+
+        return department_with_code(self)
 
     @property
     def budget_available(self):
@@ -73,8 +75,9 @@ class Membership(models.Model):
         ]
 
     def __str__(self):
-        where = self.department.code if self.department_id else "all departments"
-        return f"{self.user} {self.role} of {where}"
+        where = str(self.department) if self.department_id else _("all departments")
+        return _("%(person)s: %(role)s, %(where)s") % {"person": self.user, "role": self.get_role_display(),
+                                                     "where": where}
 
 
 class Supplier(models.Model):

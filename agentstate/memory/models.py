@@ -6,44 +6,45 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 MAX_CONTENT = 2000
 
 
 class Scope(models.TextChoices):
     # Ordered from most to least specific: retrieval returns them in this order.
-    USER = "user"
-    DEPARTMENT = "department"
-    ORGANISATION = "organisation"
+    USER = "user", pgettext_lazy("memory scope", "a person")
+    DEPARTMENT = "department", pgettext_lazy("memory scope", "a department")
+    ORGANISATION = "organisation", pgettext_lazy("memory scope", "the organisation")
 
 
 class Kind(models.TextChoices):
-    FACT = "fact"
-    PREFERENCE = "preference"
-    PROCEDURE = "procedure"
-    TERM = "term"
-    EVENT = "event"
+    FACT = "fact", pgettext_lazy("memory kind", "fact")
+    PREFERENCE = "preference", pgettext_lazy("memory kind", "preference")
+    PROCEDURE = "procedure", pgettext_lazy("memory kind", "procedure")
+    TERM = "term", pgettext_lazy("memory kind", "term")
+    EVENT = "event", pgettext_lazy("memory kind", "event")
 
 
 class Sensitivity(models.TextChoices):
-    NORMAL = "normal"
-    PERSONAL = "personal"
-    CONFIDENTIAL = "confidential"
+    NORMAL = "normal", pgettext_lazy("memory sensitivity", "normal")
+    PERSONAL = "personal", pgettext_lazy("memory sensitivity", "personal")
+    CONFIDENTIAL = "confidential", pgettext_lazy("memory sensitivity", "confidential")
 
 
 class SourceKind(models.TextChoices):
-    SESSION = "session", "a chat turn"
-    ADMIN = "admin", "written directly by a person"
-    SYSTEM = "system", "the runtime"
+    SESSION = "session", pgettext_lazy("memory source", "a chat turn")
+    ADMIN = "admin", pgettext_lazy("memory source", "written directly by a person")
+    SYSTEM = "system", pgettext_lazy("memory source", "the runtime")
 
 
 class MemoryEntry(models.Model):
     class Status(models.TextChoices):
-        PROPOSED = "proposed"
-        ACTIVE = "active"
-        SUPERSEDED = "superseded"
-        EXPIRED = "expired"
-        DELETED = "deleted"
+        PROPOSED = "proposed", pgettext_lazy("memory status", "proposed")
+        ACTIVE = "active", pgettext_lazy("memory status", "active")
+        SUPERSEDED = "superseded", pgettext_lazy("memory status", "superseded")
+        EXPIRED = "expired", pgettext_lazy("memory status", "expired")
+        DELETED = "deleted", pgettext_lazy("memory status", "deleted")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("ID"))
     scope = models.CharField(max_length=12, choices=Scope.choices, verbose_name=_("scope"))
@@ -106,17 +107,19 @@ class MemoryEntry(models.Model):
 
     def __str__(self):
         # Never the content: this string lands in admin logs and error messages.
-        return f"{self.kind} memory {self.id} ({self.scope} {self.subject or '*'}, v{self.version}, {self.status})"
+        return _("Memory entry %(id)s (%(kind)s, %(scope)s %(subject)s, version %(version)s, %(status)s)") % {
+            "id": str(self.id)[:8], "kind": self.get_kind_display(), "scope": self.get_scope_display(),
+            "subject": self.subject or "", "version": self.version, "status": self.get_status_display()}
 
 
 class MemoryVersion(models.Model):
     """Every text an entry has had or been offered; deleted with the entry."""
 
     class Status(models.TextChoices):
-        CURRENT = "current"
-        SUPERSEDED = "superseded"
-        PENDING = "pending", "proposed, waiting for confirmation"
-        REJECTED = "rejected", "overtaken before it was confirmed"
+        CURRENT = "current", pgettext_lazy("memory status", "current")
+        SUPERSEDED = "superseded", pgettext_lazy("memory status", "superseded")
+        PENDING = "pending", pgettext_lazy("memory status", "proposed, waiting for confirmation")
+        REJECTED = "rejected", pgettext_lazy("memory status", "overtaken before it was confirmed")
 
     entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="versions",
                               verbose_name=_("memory entry"))
@@ -142,7 +145,8 @@ class MemoryVersion(models.Model):
         ]
 
     def __str__(self):
-        return f"v{self.version} of memory {self.entry_id} ({self.status})"
+        return _("Version %(version)s of memory entry %(entry)s (%(status)s)") % {
+            "version": self.version, "entry": str(self.entry_id)[:8], "status": self.get_status_display()}
 
 
 class MemoryEvent(models.Model):

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from agentstate.memory.services import memory_confirm, memory_propose
+from agentstate.memory.models import MemoryEntry
 from agentstate.models import Session, Turn
 from procurement import labels, services
 from procurement.models import BudgetReservation, Membership, Notification
@@ -147,3 +148,22 @@ def test_role_groups_read_as_department_and_role_in_the_group_list_and_the_user_
     english = Client(HTTP_ACCEPT_LANGUAGE="en")
     english.force_login(demo["carol"])
     assert "Engineering · manager" in visible_text(english.get(reverse("admin:auth_group_changelist")).content.decode())
+
+
+@pytest.mark.parametrize("model", [Membership, MemoryEntry], ids=lambda model: model._meta.label)
+def test_rows_named_by_their_own_words_read_in_chinese(every_table, demo, model):
+    """A membership ("alice requester of Engineering" before), a memory entry's status and kind: no English."""
+    rows = visible_text(part(changelist(demo["carol"], model, "zh-hant"), '<table id="result_list"', "</table>"))
+    rows = re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", " ", rows)  # an entry's id
+    people = {u.username for u in demo.values()} | {"Monitors", "Remember", "monitors"}
+    assert english_words(rows, names=people) == [], rows
+
+
+def test_a_memory_entry_opened_in_the_admin_reads_its_status_kind_and_source_in_chinese(every_table, demo):
+    entry = MemoryEntry.objects.get(subject="alice")
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    client.force_login(demo["carol"])
+    text = visible_text(client.get(reverse("admin:agentstate_memoryentry_change", args=[entry.pk])).content.decode())
+    for english in ("Active", "Preference", "Normal", "Current", "Turn object", "a chat turn"):
+        assert english not in text, english
+    assert "使用中" in text and "偏好" in text
