@@ -172,6 +172,9 @@ def test_a_source_turn_is_named_and_linked_for_its_owner(demo):
     body = listed(client_for(alice).get(url("memory-entry", entry)))
     assert f'href="/chat/{session.pk}/"' in body and "turn #3" in body and "Waiting for confirmation" in body
     assert f'href="/api/v1/sessions/{session.pk}/"' in listed(client_for(demo["carol"]).get(url("memory-entry", entry)))
+    zh = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
+    zh.force_login(alice)
+    assert f"Alice Lin 的對話 {str(session.pk)[:8]}</a>，第 3 則" in zh.get(url("memory-entry", entry)).content.decode()
 
 
 def test_text_in_an_entry_and_its_diff_is_escaped(demo):
