@@ -323,8 +323,8 @@ def event_reason(event) -> str:
     reason); the agent's sentences in the reader's language; "" for an agent sentence nobody
     listed, unless the reader reads English (admins open the raw reason under "details")."""
     reason = getattr(event, "reason", "") or ""
-    if not reason:
-        return ""
+    if not reason or (reason == "created" and getattr(event, "event", "") == "create"):
+        return ""  # the event's label already says it: 「建立」, not 「建立 已建立」
     found = translate(reason)
     if found is not None:
         return found

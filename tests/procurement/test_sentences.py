@@ -12,8 +12,8 @@ from procurement.budget import BudgetExhausted
 from procurement.pricing import _ask_split, _ask_unknown, _Offer
 
 
-def event(reason, actor="web-1:4242"):
-    return SimpleNamespace(reason=reason, actor=actor)
+def event(reason, actor="web-1:4242", name="note"):
+    return SimpleNamespace(reason=reason, actor=actor, event=name)
 
 
 @pytest.fixture
@@ -152,3 +152,8 @@ def test_the_chat_names_a_supplier_and_the_items_right_after_the_chinese_words()
                supplier="新竹科技供應股份有限公司", total="NT$73,290") == \
         "REQ-2026-00001 的採購單號是 PO-000123：向新竹科技供應股份有限公司採購筆電 × 2，含稅 NT$73,290。"
     assert say("amended", "zh", what="筆電 × 1", revision=2).startswith("已修改為筆電 × 1，目前是第 2 版")
+
+
+def test_the_first_event_says_created_once_by_its_label(zh):
+    assert sentences.event_reason(event("created", actor="alice", name="create")) == ""
+    assert sentences.event_reason(event("created", actor="alice", name="note")) == "已建立"
