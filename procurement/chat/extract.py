@@ -93,7 +93,8 @@ HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old o
 NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
-COUNTED = re.compile(rf"(?:^|\s|(?<=[加買要和跟]))(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
+COUNTED = re.compile(rf"(?:^|\s|(?<=[加買要和跟]))(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)"
+                     rf"(?P<what>[^\d\s,.;!?，。；！？][^,.;!?，。；！？]*)",
                      re.IGNORECASE)
 # Within a request that names items, "and a flux capacitor" is one more thing asked for.
 ARTICLE = re.compile(r"^\s*an?\s+(?P<what>[^,.;!?]+)", re.IGNORECASE)

@@ -43,7 +43,8 @@ PHRASES = {
                          "conversation and tell me what you need."),
     "no_changes_now": _("The request is {state}; it can no longer be changed here, only its status reported."),
     "memory_proposed": _("I've proposed remembering this as a standing preference. It takes effect only once you "
-                         "confirm it under \"Memory\" at the top of the page (entry {id}); this request is not changed."),
+                         "confirm it under \"Memory\" at the top of the page (entry {id}); this request is not "
+                         "changed."),
     "memory_unavailable": _("I can't save standing preferences yet, so nothing was remembered and this request is "
                             "not changed. For this request only, say \"this time, ...\"."),
     "budget_from_memory": _("Budget cap {amount}, from your saved preference (memory entry {id})."),

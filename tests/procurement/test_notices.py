@@ -428,7 +428,8 @@ def test_an_approval_notice_says_on_the_list_once_there_is_nothing_left_to_decid
 
     from django.test import Client
 
-    waiting, cancelled = submit(demo["alice"]), submit(demo["alice"], lines=[{"description": "Keyboard", "quantity": 1}])
+    waiting = submit(demo["alice"])
+    cancelled = submit(demo["alice"], lines=[{"description": "Keyboard", "quantity": 1}])
     services.request_cancel(task_id=cancelled.pk, user=demo["alice"])
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(demo["bob"])
