@@ -110,7 +110,7 @@ class Cancel(Action):
                    "The requester is asked to confirm first.")
 
 
-TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear", "supplier", "money")
+TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear", "supplier", "money", "nudge", "stock")
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from . import dates, facts, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
 from .phrases import join, language, listed, say
-from .status import (change_reply, list_reply, money_reply, name_of, po_reply, state_words, status_reply,
-                     supplier_reply, unknowable_reply, why_reply)
+from .status import (change_reply, list_reply, money_reply, name_of, nudge_reply, po_reply, state_words,
+                     status_reply, stock_reply, supplier_reply, unknowable_reply, why_reply)
 
 
 @dataclass
@@ -157,7 +157,7 @@ def reply_only(job: Job) -> Outcome:
 
 
 ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply, "supplier": supplier_reply,
-           "money": money_reply}
+           "money": money_reply, "nudge": nudge_reply}
 
 
 def status(job: Job) -> Outcome:
@@ -186,7 +186,9 @@ def _status(job: Job) -> Outcome:
         return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only, more=more),
                                   *(change_reply(t, lang) for t in asking)),
                        did="status", task=job.task(), about=asking[0].id if len(asking) == 1 else "")
-    target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change", "supplier"))
+    if action.topic == "stock":  # about what can be bought, not about one of her requests
+        return Outcome(reply=stock_reply(action.item, job.ctx.catalogue, lang), did="status", task=job.task())
+    target, not_found = _target(job, action, prefer_submitted=action.topic in ("po", "why", "change", "supplier", "nudge"))
     if not_found:
         return Outcome(reply=not_found, did="status", task=job.task())
     if target is None:

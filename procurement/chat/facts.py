@@ -72,8 +72,8 @@ def task_view(task: Task) -> TaskView:
         receipts=[{"operation": r.operation, "status": r.status, "external_id": r.external_id,
                    "cancels": (r.request or {}).get("requisition_id", "") if r.operation == erp.CANCEL_REQUISITION
                    else ""} for r in receipts[-RECEIPTS:]],
-        approvals=[{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", [])}
-                   for a in approvals[:APPROVALS]],
+        approvals=[{"status": a.status, "state_version": a.state_version, "approvers": a.rule.get("usernames", []),
+                    "expires_at": a.expires_at.isoformat() if a.expires_at else ""} for a in approvals[:APPROVALS]],
         number=now.number or "", po_number=now.po_number or "", supplier=now.supplier or "",
         subtotal=None if now.subtotal is None else str(now.subtotal),
         total=None if now.total is None else str(now.total),

@@ -127,6 +127,13 @@ PHRASES = {
     "money_uncapped": _("{number} ({what}): the best offer is {total} incl. tax. You set no budget cap of your own; "
                         "the department's budget is checked when it is priced."),
     "not_priced": _("not priced yet"),
+    "nudge": _("They were told when it reached them, and a reminder goes to them by itself before the approval "
+               "expires on {deadline}; I can't send one myself. You may also write to them directly."),
+    "nudge_nothing": _("{number} waits for no approver now: it is {state}."),
+    "day_and_time": _("{day} at {time}"),
+    "stock": _("I can't see a stock room: things are bought when someone requests them. One {item} costs {total} "
+               "incl. tax with today's best quote. Tell me how many you need and what for."),
+    "stock_none": _("I can't see a stock room: things are bought when someone requests them. We can buy: {items}."),
     "decided": _("{who} {decision} it at {at}, with this comment: \"{comment}\""),
     "decided_rejected": pgettext_lazy("decision verb", "rejected"),
     "decided_returned": pgettext_lazy("decision verb", "returned"),

@@ -19,9 +19,12 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bwho(?:'s| is) the (?:supplier|vendor)\b|\bwhy (?:did you |was it )?(?:pick|choose|chose|go with)\b|"
         r"為什麼(?:選|挑|是|找)(?:這家|那家|這間|它|他們)|(?:選|挑)(?:了)?哪(?:一)?家|哪(?:一)?家(?:廠商|供應商|公司)|"
         r"供應商是|廠商是", re.IGNORECASE)),
+    ("nudge", re.compile(
+        r"\bremind\s+(?!me\b)\w+|\b(?:nudge|chase|ping)\b|催(?:一下|他|她|主管)?|提醒(?:一下)?(?:他|她|主管|\w{1,4})?(?:嗎|好嗎)?$|"
+        r"幫我(?:跟|和)?\w{0,4}說一聲", re.IGNORECASE)),
     ("money", re.compile(
         r"\bwhat(?:'s| is) (?:the|my) (?:budget|cap|total)\b|\bhow much (?:is it|does it cost|will it cost|in total)\b|"
-        r"\bhow much\b[^?.!]*\b(?:cost|total)\b|預算(?:是)?多少|上限(?:是)?多少|總共多少|總價|多少錢|金額(?:是)?多少",
+        r"\bhow much\b[^?.!]*\b(?:cost|total)\b|\bhow much (?:will|would|is) (?:it|that|this) be\b|預算(?:是)?多少|上限(?:是)?多少|總共多少|總價|多少錢|金額(?:是)?多少",
         re.IGNORECASE)),
     ("why", re.compile(
         r"\bwhy\b|\bhow come\b|\bwhat (?:was|is) the reason\b|\breason (?:for|it|why)\b|"
@@ -33,6 +36,7 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"(?:主管|經理|老闆|處長)怎麼說", re.IGNORECASE)),
     ("po", re.compile(
         r"\bpo\b|\bpo\s*(?:number|no\.?|#)|\bpurchase order\b|\bwhat (?:was|did we|did i) order(?:ed)?\b|"
+        r"\bwhat (?:i|we) ordered\b|"
         r"採購單|訂單號|單號|買了什麼|訂了什麼|\bpo\s*(?:號碼|號|編號)", re.IGNORECASE)),
     ("list", re.compile(
         r"\b(?:list|show)\b[^?.!]*\brequests?\b|\bmy requests\b|\ball (?:of )?my\b|\bwhat (?:requests|orders) "
@@ -43,10 +47,12 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"\bwhen(?:'s| is| are| will)\b[^?.!]*\b(?:arriving|coming|getting here|being delivered|shipping)\b|"
         r"\btracking\b|\beta\b|到貨|送到了|什麼時候(會)?(到|送|寄|出貨|交貨)|何時(會)?(到|送|出貨)|"
         r"出貨了|物流|寄出了嗎|到了嗎|會(?:送)?到嗎|(?:能|可以)(?:送)?到嗎|送來了嗎|收得到嗎", re.IGNORECASE)),
+    ("stock", re.compile(r"\bin stock\b|\bstock\b|庫存|有現貨|有貨", re.IGNORECASE)),
     ("status", re.compile(
         r"\bstatus\b|\bwhere (?:is|are|does|do)\b|\bwhere's\b|\bprogress\b|\bany (?:update|news)\b|"
         r"\bhow(?:'s| is| are)\b[^?.!]*\b(request|order|laptops?|monitors?|keyboards?|chairs?|docks?|it|they)\b|"
-        r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|"
+        r"\bwhat happened\b|\bwho (?:will|must|should|has to|is going to|needs to|can) approve\b|\bwho approves\b|"
+        r"有人在(?:看|審|處理)|有人看了|"
         r"\bwho(?:'s| is| are)? (?:approving|reviewing|deciding|looking at|handling|signing)\b|\bwho has (?:it|my)\b|"
         r"誰(?:會|要|來|負責)?(?:核准|審核|簽核)|\bstand\b|\bapproved yet\b|\b(?:is|are) (?:it|they|my \w+) approved\b|\bupdate on\b|"
         r"\bwhat about now\b|現在(?:呢|怎麼樣|怎樣|如何)|"
@@ -73,7 +79,7 @@ REQUEST_WORDS = re.compile(r"\b(?:need|want|would like|'d like|buy|order|get|pur
 
 @dataclass(frozen=True)
 class Question:
-    topic: str             # status | po | why | change | list | unknown | supplier | money
+    topic: str             # status | po | why | change | list | unknown | supplier | money | nudge | stock
     ref: str = ""          # REQ-… or PO-… as she wrote it
     item: str = ""         # the catalogue item she named ("the laptop one")
     latest: bool = False   # "my last request"
@@ -88,7 +94,7 @@ def question_of(text: str, catalogue=()) -> Question | None:
         topic = "status"
     if topic is None:
         return None
-    if topic in ("po", "status", "money") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
+    if topic in ("po", "status", "money", "nudge", "stock") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
         return None  # "I need a purchase order for 2 laptops" files a request
     item = match_item(text, catalogue) if not ref else None
     open_only = bool(ALL_OPEN.search(text)) and topic in ("status", "list")

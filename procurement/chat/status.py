@@ -3,9 +3,13 @@ and the approver's comment), never from what was said in chat. Each names the re
 (REQ number and items). An outcome nobody could verify reads "pending verification"."""
 from datetime import datetime
 
+from django.utils import timezone
+from django.utils.text import capfirst
+
 from .. import erp, labels, selectors, sentences, workflow
 from ..people import person_label
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
+from . import dates
 from . import draft as drafts
 from .phrases import join, language, listed, say
 
@@ -147,12 +151,36 @@ def supplier_reply(task, lang: str) -> str:
                total=drafts.money(task.total) if task.total else "-")
 
 
+def stock_reply(item: str, catalogue, lang: str) -> str:
+    """"Do we have laptops in stock?": nothing here sees a stock room; what it costs to buy one today."""
+    priced = drafts.estimate([{"description": item, "quantity": 1}]) if item in catalogue else None
+    if priced is None:
+        return say("stock_none", lang, items=drafts.catalogue_words(catalogue, lang))
+    return say("stock", lang, item=drafts.item_name(item, lang), total=drafts.money(priced[1]))
+
+
+def nudge_reply(task, lang: str) -> str:
+    """"Can you remind dave?": who was told and when, and the reminder that goes by itself."""
+    pending = next((a for a in task.approvals if a["status"] == "pending"), None)
+    if pending is None or task.state != workflow.AWAITING_APPROVAL:
+        return join(say("nudge_nothing", lang, number=name_of(task, lang), state=state_words(task.state, lang)),
+                    _waiting(task, lang))
+    deadline = timezone.localtime(datetime.fromisoformat(pending["expires_at"])) if pending["expires_at"] else None
+    when = say("day_and_time", lang, day=dates.day_words(deadline.date(), lang), time=f"{deadline:%H:%M}") \
+        if deadline else "-"
+    return join(_waiting(task, lang), say("nudge", lang, deadline=when))
+
+
 def money_reply(task, lang: str) -> str:
     """"What's the budget?": the best offer's total and her cap, in one sentence."""
-    total = drafts.money(task.total) if task.total else say("not_priced", lang)
+    if task.total:
+        total = drafts.money(task.total)
+    else:  # a draft: the best offer it would get today
+        estimate = drafts.estimate(task.lines)
+        total = drafts.money(estimate[1]) if estimate else say("not_priced", lang)
     key = "money_capped" if task.budget else "money_uncapped"
-    return say(key, lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang), total=total,
-               cap=drafts.money(task.budget) if task.budget else "")
+    return capfirst(say(key, lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang), total=total,
+               cap=drafts.money(task.budget) if task.budget else ""))
 
 
 def po_reply(task, lang: str) -> str:
