@@ -325,7 +325,8 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
 
 # Words around a count given as an answer: 「可以，兩台」, "fine, two then", "ok two is fine".
 ANSWER_FILLER = re.compile(r"\b(?:ok(?:ay)?|fine|sure|yes|yeah|alright|all right|let'?s(?: do| go with)?|go with|"
-                           r"then|is fine|is ok|will do|please|thanks|just|only)\b|好吧|好的|好|可以|那就|那|就好|"
+                           r"then|is fine|is ok|will do|please|thanks|just|only|in total|total)\b|好吧|好的|好|可以|那就|那|就好|"
+                           r"總共|一共|合計|全部|"
                            r"就夠了|就可以|就行|吧|了|就", re.IGNORECASE)
 
 

@@ -220,8 +220,8 @@ class RuleBrain:
         # Answering, an item the request already has is a new quantity for it; an item it lacks is
         # added only when she says so (「沒指定，能接兩個螢幕就好」 adds no monitors).
         known = {_item_of(line, ctx.catalogue) for line in lines}
-        if answering and len(lines) == 1 and not found.lines and not found.quantity_change:
-            count = lone_count(message)  # "fine, two then" to "only two, please": the count of her one line
+        if answering and len(known) == 1 and not found.lines and not found.quantity_change:
+            count = lone_count(message)  # "fine, two then", 「總共三台就好」: the count of her one item
             if count:
                 found.quantity_change = (None, count)
         wants_lines = found.lines and (CHANGE_VERB.search(message)
@@ -349,10 +349,13 @@ def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = Fal
         existing = next((line for line in lines if item_of(line) == item), None)
         if existing is None:
             lines.append({"description": item, "quantity": quantity})
-        elif quantity:
+        elif quantity:  # 「合併成一行：三台筆電」: the count she gives is the item's, on one line
             existing["quantity"] = quantity
+            lines = [line for line in lines if line is existing or item_of(line) != item]
     if found.quantity_change:
         item, n = found.quantity_change
+        if item is None and len({item_of(line) for line in lines}) == 1 < len(lines):
+            lines = lines[:1]  # 「總共三台就好」 of 筆電 × 3 and 筆電 × 2: one line of three
         targets = [line for line in lines if item_of(line) == item] if item else \
             [line for line in lines if not line.get("quantity")] or (lines if len(lines) == 1 else [])
         if item and not targets and (found.quantity_more or not lines):
