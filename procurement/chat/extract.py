@@ -305,7 +305,7 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
         groups = change.group("n", "n2", "n3", "n4", "n5", "n6", "n7") if change else more.group("n", "n2")
         n = to_int(next(g for g in groups if g))
         named = [item for item, _ in found.lines]
-        found.quantity_change = (named[0] if named else None, n) if n else None
+        found.quantity_change = (named[0] if named else None, n) if n is not None else None  # 0: asked about
         found.quantity_more = bool(more and n)
         found.lines = []
     if not lexicon.is_no(text):  # each clause that says no names its own item: 「不要筆電，只要擴充座」

@@ -8,6 +8,7 @@ import re
 from datetime import date
 
 from .. import workflow
+from ..limits import MAX_QUANTITY
 from ..pricing import match_item
 from . import dates, lexicon
 from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
@@ -163,6 +164,8 @@ class RuleBrain:
             if lexicon.is_no(message):
                 return Proposal(say("what_change", lang), NoAction())
         found = extract(message, ctx.catalogue, expects=ctx.expects)
+        if _count_out_of_range(found):
+            return Proposal(say("quantity_range", lang, most=MAX_QUANTITY), NoAction(), expects=ctx.expects)
         if task is None and not found.any(dates=False):
             found.needed_by = found.past_date = ""  # "I'm off tomorrow" alone starts no request
         if found.conflict:
@@ -214,6 +217,8 @@ class RuleBrain:
     def amend(self, ctx: Context, task: TaskView) -> Proposal:
         message, lang = ctx.message, ctx.lang
         found = extract(message, ctx.catalogue)
+        if _count_out_of_range(found):
+            return Proposal(say("quantity_range", lang, most=MAX_QUANTITY), NoAction())
         answering = task.state == workflow.AWAITING_INPUT
         changes = {}
         lines = [dict(line) for line in task.lines]
@@ -263,6 +268,14 @@ def _says_something(message: str) -> bool:
     """Words that can be a justification: not a yes, a no, a question or an emoji."""
     return bool(message.strip()) and not (lexicon.is_yes(message) or lexicon.is_no(message)
                                           or lexicon.is_emoji_only(message) or is_open_question(message))
+
+
+def _count_out_of_range(found) -> bool:
+    """「我要20000台筆電」, "make it 0": a count no line can have (the form's limits), said as such."""
+    counts = [n for _, n in found.lines if n is not None]
+    if found.quantity_change:
+        counts.append(found.quantity_change[1])
+    return any(not 1 <= n <= MAX_QUANTITY for n in counts)
 
 
 def _asks_a_change(question: str, ctx: Context, task, dated: bool) -> bool:
