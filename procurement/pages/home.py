@@ -12,7 +12,7 @@ from .. import services
 from ..people import remember
 from ..requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
 from .context import Nav
-from .request_forms import HomeFilterForm, NewRequestForm, line_formset
+from .request_forms import HomeFilterForm, NewRequestForm, line_formset, line_formset_more
 
 PAGE_SIZE = 20
 TABS = [(OPEN, _("Open")), (FINISHED, _("Finished")), (ALL, _("All"))]
@@ -48,6 +48,9 @@ def my_requests(request):
 def request_new(request):
     """The same request the chat would make, typed into a form."""
     data = request.POST if request.method == "POST" else None
+    if data is not None and "add_line" in data:  # what she typed kept, and room for more items
+        form = NewRequestForm(initial=data.dict(), user=request.user)
+        return render(request, "procurement/request_new.html", {"form": form, "lines": line_formset_more(data)})
     form, lines = NewRequestForm(data, user=request.user), line_formset(data)
     if data is not None and form.is_valid() and lines.is_valid():
         try:

@@ -58,6 +58,17 @@ def line_formset(data=None, lines=()) -> BaseLineFormSet:
     return LineFormSet(data, initial=initial or None, prefix="lines")
 
 
+def line_formset_more(data) -> BaseLineFormSet:
+    """"Add an item", without JavaScript: the rows she typed, not checked yet, with blank rows after them."""
+    try:
+        typed = min(int(data.get("lines-TOTAL_FORMS") or 0), MAX_LINES)
+    except ValueError:
+        typed = 0
+    rows = [{"description": data.get(f"lines-{n}-description", ""), "quantity": data.get(f"lines-{n}-quantity", "")}
+            for n in range(typed)]
+    return LineFormSet(initial=[row for row in rows if row["description"] or row["quantity"]] or None, prefix="lines")
+
+
 def budget_field():
     return forms.DecimalField(label=_("Budget cap, incl. tax (optional)"), required=False, min_value=1,
                               max_digits=MONEY_MAX_DIGITS, decimal_places=MONEY_DECIMAL_PLACES,

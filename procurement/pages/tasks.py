@@ -17,7 +17,7 @@ from ..people import remember
 from ..requests import named_in, request_now
 from ..sentences import refusal
 from ..selectors.grants import watcher_add, watcher_remove, watchers_of
-from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset
+from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
 from .timetravel import travel_context
 
 PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
@@ -109,6 +109,10 @@ def task_amend(request, task_id):
     refused = selectors.change_refusal(request.user, task)
     if refused:
         return _answer(request, task, refusal(NotPermitted(refused)), 403)
+    if "add_line" in request.POST:  # what she typed kept, and room for more items; nothing is sent
+        context = task_context(request.user, selectors.task_timeline(task), lines=line_formset_more(request.POST),
+                               change=ChangeRequestForm(initial=request.POST.dict()))
+        return render(request, ACTIONS if request.htmx else PAGE, context)
     change, lines = ChangeRequestForm(request.POST), line_formset(request.POST)
     if not (change.is_valid() and lines.is_valid()):
         return _answer(request, task, _("Please correct the marked fields."), 400, change=change, lines=lines)

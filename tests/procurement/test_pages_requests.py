@@ -229,3 +229,28 @@ def test_the_manager_sees_the_request_but_no_answer_form(demo, erp, eager):
     task = returned(submit(demo["alice"]), demo["bob"])
     body = client_for(demo["bob"]).get(reverse("task-page", args=[task.pk])).content.decode()
     assert "Is one laptop enough?" in body and "Send my answer" not in body
+
+
+@pytest.mark.parametrize("language, button", [("en", "Add an item"), ("zh-hant", "新增品項")])
+def test_add_an_item_keeps_what_she_typed_and_offers_more_rows_without_sending(demo, language, button):
+    client = client_for(demo["alice"], HTTP_ACCEPT_LANGUAGE=language)
+    assert button in client.get(reverse("request-new")).content.decode()
+    data = {"department": "ENG", "justification": "interns"} | formset([("Monitor", "2"), ("Keyboard", "3")])
+    page = client.post(reverse("request-new"), data | {"add_line": "1"})
+    body = page.content.decode()
+    assert page.status_code == 200 and not Task.objects.exists()
+    assert 'value="Monitor"' in body and 'value="3"' in body and "interns</textarea>" in body
+    assert 'name="lines-3-description"' in body, "two more rows after the two she filled"
+    assert 'class="bad"' not in body, "nothing was checked yet"
+
+
+def test_add_an_item_on_a_request_being_changed_keeps_its_rows_and_changes_nothing(demo, erp, eager):
+    task = submit(demo["alice"])
+    task.refresh_from_db()
+    version = task.version
+    client = client_for(demo["alice"])
+    data = {"version": version, "justification": "new hires"} | formset([("Laptop", "2"), ("Monitor", "1")])
+    body = client.post(reverse("task-amend", args=[task.pk]), data | {"add_line": "1"},
+                       HTTP_HX_REQUEST="true").content.decode()
+    task.refresh_from_db()
+    assert task.version == version and 'value="Monitor"' in body and 'name="lines-3-description"' in body
