@@ -104,7 +104,8 @@ def task_timeline(task: Task) -> Task:
                               Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")),
                               # each step's decision of a chain, with its comment (the page lists them)
                               Prefetch("approvals__decisions",
-                                       queryset=ApprovalDecision.objects.select_related("decided_by"))).get())
+                                       queryset=ApprovalDecision.objects.select_related("decided_by",
+                                                                                        "on_behalf_of"))).get())
 
 
 def is_requester(user, task) -> bool:
