@@ -12,6 +12,8 @@ Each takes the version the person saw and a reason, and is recorded with who and
 that left review, or moved since that version: 409 with what changed, nothing written. Not
 visible: 404; visible but not theirs to act on: 403.
 """
+import re
+
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -29,6 +31,7 @@ from .selectors.queue import review_task_for
 
 MAX_REASON = 1000
 MAX_EXTERNAL_ID = 120
+ERP_REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")  # "PO-000123": no spaces, no markup
 NOTE = "review.note"  # a check that moved nothing, kept in the history with who and why
 # Which event runs the failed step again, by the step it failed at.
 RETRY_EVENTS = {"issue_purchase_order": "retry_order", "compensate": "cancel"}
@@ -60,6 +63,10 @@ def review_record_outcome(*, user, task_id, expected_version: int, reason: str, 
     if not external_id or len(external_id) > MAX_EXTERNAL_ID:
         raise DomainError(_("Enter the ERP reference you looked up (at most %(n)d characters).")
                           % {"n": MAX_EXTERNAL_ID}, errors={"external_id": [_("This field is required.")]})
+    if not ERP_REFERENCE.fullmatch(external_id):
+        message = _("An ERP reference is letters, digits and - _ . / only, as the ERP shows it (e.g. PO-000123); "
+                    "nothing was recorded.")
+        raise DomainError(message, errors={"external_id": [message]})
     receipt = _current_doubt(task)
     if receipt is None:
         raise Conflict(_("Nothing of this request is in doubt in the ERP, so there is no outcome to record."),

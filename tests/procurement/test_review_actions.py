@@ -238,3 +238,14 @@ def test_who_may_act__requester_403_outsiders_404_managers_and_admins_yes(demo, 
     assert history(task) == events and fresh(task).version == task.version
     review.review_reconcile(user=demo["bob"], **act)
     assert history(task)[-1][:2] == ("review.note", "bob")
+
+
+@pytest.mark.parametrize("typed", ["<script>x</script>", "PO 000123", "採購單123"])
+def test_record_outcome_with_something_no_erp_writes__refused_before_anything_is_asked(demo, erp, eager, typed):
+    task, _ = requisition_landed_but_unverified(demo, erp)
+    events = history(task)
+    with pytest.raises(DomainError) as refused:
+        review.review_record_outcome(user=demo["carol"], task_id=task.pk, expected_version=task.version,
+                                     reason=WHY, external_id=typed)
+    assert "letters, digits" in str(refused.value) and "external_id" in refused.value.extra["errors"]
+    assert history(task) == events
