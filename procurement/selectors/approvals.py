@@ -232,24 +232,25 @@ def previous_scope(approval: Approval) -> dict | None:
             "returned_by": earlier["decided_by__username"] if earlier["status"] == Approval.Status.RETURNED else ""}
 
 
-def said_since(approval: Approval, since_version: int | None) -> dict:
-    """What the requester said between the approval before this one and this one: her replies to
-    the open question (`replies`: each question, who asked it, her answer) and the purpose as it
-    was and became (`purpose`, or None when unchanged), read from the moves' events."""
+def said_since(approval: Approval, since_version: int | None, *, purpose: bool = True) -> dict:
+    """What the requester said between the approval before this one (or the start, version 0: her
+    answer to the agent's question before any approval) and this one: her replies to the open
+    question (`replies`: each question, who asked it, her answer) and, with `purpose`, the purpose
+    as it was and became (`purpose`, or None when unchanged), read from the moves' events."""
     if since_version is None:
         return {"replies": [], "purpose": None}
     events = TaskEvent.objects.filter(task_id=approval.task_id, version__gt=since_version,
                                       version__lte=approval.state_version, event__in=("answer", "amend"))
-    replies, purpose = [], None
+    replies, changed = [], None
     for actor, data in events.order_by("version").values_list("actor", "data"):
         data = data or {}
         if data.get("answer"):
             replies.append({"question": data.get("question", ""), "answer": data["answer"], "by": actor})
         if data.get("purpose"):
-            purpose = {"before": (purpose or data["purpose"])["before"], "after": data["purpose"]["after"]}
-    if purpose and purpose["before"] == purpose["after"]:
-        purpose = None
-    return {"replies": replies, "purpose": purpose}
+            changed = {"before": (changed or data["purpose"])["before"], "after": data["purpose"]["after"]}
+    if not purpose or (changed and changed["before"] == changed["after"]):
+        changed = None
+    return {"replies": replies, "purpose": changed}
 
 
 # What an approver weighs. The ERP requisition is new after every revision (the old one is

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from agentstate.models import Approval, TaskEvent
+from agentstate.models import Approval, Task, TaskEvent
 
 from .page_text import page, visible_text
 from .policy_support import api, decide, pending, submit
@@ -129,3 +129,19 @@ def test_changed_lines_are_listed_as_each_language_lists(demo, erp, eager):
     approval = pending(task)
     assert "USB-C 擴充座 × 2 → USB-C 擴充座 × 2、鍵盤 × 1" in page_of(demo["bob"], approval, "zh-hant")
     assert "USB-C dock × 2 → USB-C dock × 2, Keyboard × 1" in page_of(demo["bob"], approval, "en")
+
+
+def test_her_answer_to_the_agents_question_before_any_approval_reaches_the_approver(demo, erp, eager):
+    """Over her cap at once: the agent asks, she answers with a new cap, and the first approval page
+    shows the agent's question and her words (it showed only the new cap)."""
+    response = api(demo["alice"]).post("/api/v1/tasks/", {"department": "ENG", "lines": DOCKS, "budget": "1000",
+                                                          "justification": "team equipment"}, format="json")
+    task = Task.objects.get(pk=response.json()["id"])
+    assert task.state == "awaiting_input"
+    answered = api(demo["alice"]).patch(f"/api/v1/tasks/{task.pk}/", {
+        "version": task.version, "answer": "預算寫錯了，應該是四萬", "budget": "40000"}, format="json")
+    assert answered.status_code == 200, answered.json()
+    zh = page_of(demo["bob"], pending(task), "zh-hant")
+    assert "助理問：" in zh and "Alice Lin 答： 預算寫錯了，應該是四萬" in zh
+    en = page_of(demo["bob"], pending(task), "en")
+    assert "The agent asked:" in en and "Alice Lin answered: 預算寫錯了，應該是四萬" in en
