@@ -4,6 +4,7 @@ from dataclasses import replace
 
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
@@ -26,7 +27,7 @@ STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pget
 def approval_status_words(approval) -> str:
     """An approval's status in words; one superseded by a cancel, not by a newer version, says so."""
     if withdrawn(approval):
-        return str(STATUSES["withdrawn"])
+        return capfirst(STATUSES["withdrawn"])  # beside "Pending", "Approved": a label, not a chain step
     return labels.label(labels.APPROVAL_LABELS, approval.status)
 
 

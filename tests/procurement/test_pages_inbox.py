@@ -99,7 +99,7 @@ def test_tabs_pending_decided_by_me_and_all_i_may_see(three, demo):
     assert all(words in everything for words in ("Laptop × 2", "Keyboard × 3", "USB-C dock × 1"))
 
 
-@pytest.mark.parametrize("language, words, wrong", [("en", "request cancelled", "Superseded"),
+@pytest.mark.parametrize("language, words, wrong", [("en", "Request cancelled", "Superseded"),
                                                       ("zh-hant", "請購已取消", "已被新版本取代")])
 def test_a_request_cancelled_while_waiting_reads_cancelled_in_the_list_and_its_export(demo, erp, eager, language,
                                                                                       words, wrong):
