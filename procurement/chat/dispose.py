@@ -403,8 +403,9 @@ def propose_memory(job: Job) -> Outcome:
     if entry_id is None:
         return Outcome(reply=say("memory_unavailable", job.lang), did="none", outcome="unavailable",
                        task=job.task())
-    return Outcome(reply=say("memory_proposed", job.lang, id=str(entry_id)[:8]), did="propose_memory",
-                   task=job.task())
+    task = job.task()  # "this request is not changed" only where there is one
+    return Outcome(reply=say("memory_proposed" if task else "memory_proposed_alone", job.lang, id=str(entry_id)[:8]),
+                   did="propose_memory", task=task)
 
 
 def answer_quote(job: Job) -> Outcome:

@@ -45,6 +45,8 @@ PHRASES = {
     "memory_proposed": _("I've proposed remembering this as a standing preference. It takes effect only once you "
                          "confirm it under \"Memory\" at the top of the page (entry {id}); this request is not "
                          "changed."),
+    "memory_proposed_alone": _("I've proposed remembering this as a standing preference. It takes effect only once "
+                               "you confirm it under \"Memory\" at the top of the page (entry {id})."),
     "memory_unavailable": _("I can't save standing preferences yet, so nothing was remembered and this request is "
                             "not changed. For this request only, say \"this time, ...\"."),
     "budget_from_memory": _("Budget cap {amount}, from your saved preference (memory entry {id})."),

@@ -17,9 +17,10 @@ def notices_unread_count(user) -> int:
 
 
 def nothing_left_to_decide(notices) -> set:
-    """The tasks of these notices that asked for a decision and have no approval waiting any more
-    (decided, replaced by a new version, or ended): their notice says so on the list. One query."""
-    asked = {n.task_id for n in notices if n.kind in ASKS_FOR_A_DECISION and n.task_id}
-    waiting = set(Approval.objects.filter(task_id__in=asked, status=Approval.Status.PENDING)
-                  .values_list("task_id", flat=True))
-    return asked - waiting
+    """The notices among these that asked for a decision no approval waits for any more: the request
+    was decided or ended, or a newer version's approval replaced the one they asked about. Their ids;
+    the list says so beside them. One query."""
+    asked = [n for n in notices if n.kind in ASKS_FOR_A_DECISION and n.task_id]
+    opened = dict(Approval.objects.filter(task_id__in={n.task_id for n in asked}, status=Approval.Status.PENDING)
+                  .values_list("task_id", "created_at"))
+    return {n.pk for n in asked if n.task_id not in opened or n.created_at < opened[n.task_id]}

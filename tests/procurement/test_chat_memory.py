@@ -84,3 +84,4 @@ def test_asked_to_remember_it_proposes_memory_and_starts_no_purchase(demo, fake_
     result = talk(open_session(demo["alice"]), demo["alice"], said)
     assert result.action == "propose_memory" and result.task is None
     assert [p["content"] for p in fake_memory.proposed] == [said]
+    assert "申請" not in result.reply and "request" not in result.reply, "no request to say is unchanged"

@@ -438,3 +438,20 @@ def test_an_approval_notice_says_on_the_list_once_there_is_nothing_left_to_decid
              for task in (waiting, cancelled)}
     assert about[cancelled.pk] and all(words in item for item in about[cancelled.pk])
     assert about[waiting.pk] and not any(words in item for item in about[waiting.pk])
+
+
+def test_the_notice_of_a_replaced_version_is_marked_and_the_new_versions_is_not(demo, erp, eager):
+    import re
+
+    from django.test import Client
+
+    task = submit(demo["alice"])
+    first = Approval.objects.get(task=task, status="pending")
+    services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Laptop", "quantity": 1}])
+    second = Approval.objects.get(task=task, status="pending")
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(demo["bob"])
+    items = re.findall(r"<li\b.*?</li>", client.get("/notices/").content.decode(), re.DOTALL)
+    [old] = [item for item in items if f"/approvals/{first.pk}/" in item]
+    [new] = [item for item in items if f"/approvals/{second.pk}/" in item]
+    assert "Nothing to decide any more" in old and "Nothing to decide any more" not in new
