@@ -175,7 +175,7 @@ def export_csv(rows_: list[Row], filename: str) -> HttpResponse:
 def export_xlsx(rows_: list[Row], filename: str) -> HttpResponse:
     book = Workbook()
     sheet = book.active
-    sheet.title = _("Approvals")[:31]
+    sheet.title = pgettext("export sheet", "Approvals")[:31]  # 「簽核紀錄」: the "all" tab is not all waiting
     sheet.append(_columns())
     for row in rows_:
         sheet.append([_cell(v) for v in _values(row)])

@@ -180,7 +180,7 @@ def test_xlsx_export_opens_in_openpyxl_with_numbers_and_the_filters(three, demo)
     assert page.status_code == 200 and "spreadsheetml" in page["Content-Type"]
     sheet = load_workbook(io.BytesIO(page.content)).active
     values = list(sheet.values)
-    assert values[0][0] == "請購單號" and len(values) == 4
+    assert values[0][0] == "請購單號" and len(values) == 4 and sheet.title == "簽核紀錄"
     totals = sorted(float(row[5]) for row in values[1:])
     assert totals == sorted(float(a.scope["total"]) for a in three.values())
 
