@@ -209,7 +209,8 @@ def _source(user, entry) -> dict:
 def _uses(user, entry) -> dict:
     """Tasks that used the entry, newest use first; only those the viewer may see are named."""
     uses = selectors.memory_uses(entry)
-    per_task = list(uses.filter(task__isnull=False).values("task_id", "task__state").annotate(
+    named = ("task_id", "task__state", "task__purchase_request__number")  # REQ-2026-…, not an id
+    per_task = list(uses.filter(task__isnull=False).values(*named).annotate(
         times=Count("id"), last=Max("at"), latest_version=Max("entry_version")).order_by("-last"))
     visible = selectors.visible_task_ids(user, [row["task_id"] for row in per_task])
     shown = [row for row in per_task if row["task_id"] in visible]

@@ -154,7 +154,7 @@ def test_the_entry_page_shows_provenance_history_as_a_diff_and_the_requests_that
     assert page.status_code == 200 and "<html" in body
     assert "Prefers quotes as <del>PDF</del><ins>Excel</ins>" in body
     assert "written by Carol Wu" in body and "by Carol Wu at" in body and "alice asked" in body
-    assert f'href="/tasks/{used.pk}/"' in body
+    assert f'href="/tasks/{used.pk}/">{used.purchase_request.number}</a>' in body, "named by its number, not its id"
 
 
 def test_the_entry_with_htmx_answers_only_the_panel(entries, demo):
