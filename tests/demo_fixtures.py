@@ -35,6 +35,8 @@ def _referenced_first(rows: list) -> list:
         ready = [(model, r) for model, r in left
                  if all(f.related_model in placed or f.related_model is model or f.related_model not in
                         {m for m, _ in left} for f in model._meta.concrete_fields if f.is_relation)]
+        if not ready:  # tables that refer to each other: deferred checks at commit sort them out
+            return ordered + left
         ordered += ready
         left = [entry for entry in left if entry not in ready]
     return ordered
