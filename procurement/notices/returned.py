@@ -13,12 +13,13 @@ from django.utils.translation import override
 from agentstate import trace
 from agentstate.models import Session, Task, Turn
 
+from ..language import CHAT_LANGUAGES
+
 EXPECTS = "revision"
 
 
 def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
     from ..chat.runtime import conversation_language, turn_append  # the chat reaches the services: import late
-    from ..language import CHAT_LANGUAGES
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
@@ -47,8 +48,6 @@ def _record(task: Task, comment: str, approver: str) -> dict:
 
 
 def _chat_code(site_language: str) -> str:
-    from ..language import CHAT_LANGUAGES
-
     return next((code for code, site in CHAT_LANGUAGES.items() if site == site_language), "")
 
 
@@ -59,7 +58,6 @@ def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session
     conversation has one). A request made without the chat has no conversation, and none is
     opened for it (her notices and mail tell her)."""
     from ..chat.runtime import conversation_language, turn_append
-    from ..language import CHAT_LANGUAGES
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
