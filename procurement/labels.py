@@ -12,6 +12,7 @@ from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
 from agentstate.memory.derivers import MASK
+from agentstate.memory.models import Kind, MemoryEntry, MemoryVersion, Scope, Sensitivity
 
 from . import erp, workflow
 
@@ -142,28 +143,11 @@ SESSION_LABELS = {
     "expired": pgettext_lazy("conversation status", "Expired"),
 }
 
-# Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses,
-# why an entry is flagged, and what a deletion takes with it.
+# Governed memory (agentstate.memory): scopes, kinds, sensitivity, entry and version statuses as the
+# models' own choice labels (one wording for the pages and the admin), and why an entry is flagged.
 MEMORY_LABELS = {
-    "user": pgettext_lazy("memory scope", "a person"),
-    "department": pgettext_lazy("memory scope", "a department"),
-    "organisation": pgettext_lazy("memory scope", "the organisation"),
-    "fact": pgettext_lazy("memory kind", "fact"),
-    "preference": pgettext_lazy("memory kind", "preference"),
-    "procedure": pgettext_lazy("memory kind", "procedure"),
-    "term": pgettext_lazy("memory kind", "term"),
-    "event": pgettext_lazy("memory kind", "event"),
-    "normal": pgettext_lazy("memory sensitivity", "normal"),
-    "personal": pgettext_lazy("memory sensitivity", "personal"),
-    "confidential": pgettext_lazy("memory sensitivity", "confidential"),
-    "proposed": pgettext_lazy("memory status", "proposed"),
-    "active": pgettext_lazy("memory status", "active"),
-    "superseded": pgettext_lazy("memory status", "superseded"),
-    "expired": pgettext_lazy("memory status", "expired"),
-    "deleted": pgettext_lazy("memory status", "deleted"),
-    "current": pgettext_lazy("memory status", "current"),
-    "pending": pgettext_lazy("memory status", "proposed, waiting for confirmation"),
-    "rejected": pgettext_lazy("memory status", "overtaken before it was confirmed"),
+    **dict(Scope.choices), **dict(Kind.choices), **dict(Sensitivity.choices), **dict(MemoryEntry.Status.choices),
+    **dict(MemoryVersion.Status.choices),
     "reconfirm": pgettext_lazy("memory flag", "not confirmed for a long time"),
     "subject_left": pgettext_lazy("memory flag", "the person it is about has left"),
 }
