@@ -25,6 +25,8 @@ from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record
 
 from . import erp, settling, steps, workflow
+from .people import person_label
+from .policy import last_step
 from .labels import state_label
 from .queueing import enqueue_advance, notify_on_commit
 from .selectors.queue import review_task_for
@@ -81,18 +83,25 @@ def review_record_outcome(*, user, task_id, expected_version: int, reason: str, 
         return _follow(task, user, [lookup], reason, event="record_outcome", how=how)
 
 
-def review_retry(*, user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
+def review_retry(*, user, task_id, expected_version: int, reason: str, approver: str = "") -> tuple[Task, str]:
+    """Run the failed step again. Above every approval limit an admin may name who decides
+    (`approver`, a user name; procurement.policy.last_step): the routing step then routes to them."""
     task, reason = _reviewable(user, task_id, expected_version, reason)
     if not task.step:
         raise Conflict(_("This request has no step to run again: check the ERP again or cancel it."),
                        current_version=task.version)
+    data, why, said = {}, f"retry the step {task.step!r}. {reason}", _("The agent runs the step again.")
+    if approver:
+        data = last_step.choose(task, chooser=user, username=approver, reason=reason)
+        why = f"{user.get_username()} named {approver} to decide above every approval limit. {reason}"
+        said = _("%(person)s decides this request: the agent opens the approval.") % {
+            "person": person_label(approver)}
     event = RETRY_EVENTS.get(task.step, "retry")
     with transaction.atomic():
-        task = fire(task.pk, event, actor=_actor(user), expected_version=task.version,
-                    reason=f"retry the step {task.step!r}. {reason}")
+        task = fire(task.pk, event, actor=_actor(user), expected_version=task.version, data=data, reason=why)
         enqueue_advance(task.pk)
         notify_on_commit(task.pk)
-    return task, _("The agent runs the step again.")
+    return task, said
 
 
 def review_cancel_preview(*, user, task_id) -> tuple[Task, dict]:

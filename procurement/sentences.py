@@ -69,6 +69,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "the step “%(step)s” failed %(n)s times in a row")),
     (r"retry the step '(?P<step>\w+)'\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "retried the step “%(step)s”. %(note)s")),
+    (r"(?P<who>[\w.@+-]+) named (?P<person>[\w.@+-]+) to decide above every approval limit\. (?P<note>.*)",
+     pgettext_lazy("agent sentence", "%(who)s named %(person)s to decide it, above every approval limit. %(note)s")),
     (r"cancelled from the work queue\. (?P<note>.*)", pgettext_lazy("agent sentence", "cancelled from the work queue. %(note)s")),
     (r"(?P<person>[\w.@+-]+) checked the ERP again: ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it holds purchase order %(id)s. %(note)s")),

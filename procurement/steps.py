@@ -25,7 +25,9 @@ from . import erp
 from .budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
+from .policy.last_step import chosen_route
 from .policy.routing import OnlyTheRequester, policy_route
+from .policy.rules import current_policy
 from .pricing import award
 from .quotesheet.state import sheet_quotes
 from .scope import approval_scope, purchase_order_request, requisition_request
@@ -137,6 +139,11 @@ def route(step: Step):
     found = policy_route(department=request.department, total=total, requester=request.requester,
                          categories={line.get("item") or line["description"] for line in award_.get("lines", [])},
                          supplier=award_.get("supplier") or "")
+    if found is None or isinstance(found, OnlyTheRequester):
+        # Nobody by the policy: the person an admin named from the work queue, if any.
+        policy = current_policy()
+        found = chosen_route(step.task, department=request.department, total=total,
+                             policy_version=policy.version if policy else None) or found
     if isinstance(found, OnlyTheRequester):
         step.move("escalate", reason=found.reason)
         return

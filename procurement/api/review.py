@@ -1,6 +1,6 @@
 """The work queue over the API (DESIGN §10, §14): `GET /api/v1/review-queue/` lists the tasks in
 `needs_review` the caller may act on; `POST /api/v1/review-queue/{task id}/{action}/` with
-`{"reason", "external_id"?, "version"?}` runs one action (procurement.review). `version` is the
+`{"reason", "external_id"?, "version"?, "approver"?}` runs one action (procurement.review). `version` is the
 task version the caller saw; without it, the version read now. Errors as every API view."""
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
@@ -54,6 +54,8 @@ class ReviewActionSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=review.MAX_REASON)
     external_id = serializers.CharField(max_length=review.MAX_EXTERNAL_ID, required=False, allow_blank=True)
     version = StrictIntegerField(min_value=1, required=False, help_text="The task version you saw.")
+    approver = serializers.CharField(max_length=150, required=False, allow_blank=True,
+                                     help_text="retry only, above every approval limit: the user name of who decides.")
 
 
 class ReviewQueueView(ApiView):
@@ -81,6 +83,8 @@ class ReviewActionView(ApiView):
         data = self.parsed(ReviewActionSerializer, request.data)
         version = data.get("version") or task.version
         kwargs = {"external_id": data.get("external_id", "")} if action == "record-outcome" else {}
+        if action == "retry" and data.get("approver"):
+            kwargs = {"approver": data["approver"]}
         task, outcome = ACTIONS[action](user=request.user, task_id=pk, expected_version=version,
                                         reason=data["reason"], **kwargs)
         return Response({**task_body(request, task.pk), "outcome": outcome})

@@ -74,6 +74,8 @@ def route_words(reason: dict) -> str:
         return _("up to %(limit)s: department manager") % {"limit": ntd(limit)} if limit else _("department manager")
     if reason.get("rule") == "director":
         return _("over %(limit)s: director") % {"limit": ntd(limit)} if limit else _("director")
+    if reason.get("chosen_by"):
+        return _("above every limit: named by %(admin)s") % {"admin": person_label(reason["chosen_by"])}
     if reason.get("rule") == "chain":
         steps = " → ".join(role_label(role) for role in reason.get("roles", []))
         return _("over %(limit)s: %(steps)s") % {"limit": ntd(limit), "steps": steps} if limit else steps

@@ -12,6 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError, NotFound, NotPermitted
 
 from .. import review, selectors
+from ..policy import last_step
 
 PAGE = "procurement/review.html"
 ACTIONS = {"reconcile": review.review_reconcile, "record-outcome": review.review_record_outcome,
@@ -25,6 +26,7 @@ class ReviewActionForm(forms.Form):
                              error_messages={"required": _("Say why: the reason is kept in the request's history.")})
     external_id = forms.CharField(label=_("ERP reference you looked up"), max_length=review.MAX_EXTERNAL_ID,
                                   required=False)
+    approver = forms.CharField(label=_("Who decides it"), max_length=150, required=False)
 
     def __init__(self, *args, action: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -37,7 +39,7 @@ class ReviewActionForm(forms.Form):
 @login_required
 @vary_on_headers("HX-Request")
 def review_queue(request):
-    rows = selectors.review_rows(selectors.review_tasks_for(request.user))
+    rows = _rows(request.user)
     template = f"{PAGE}#queue" if request.htmx else PAGE
     return render(request, template, {"rows": rows})
 
@@ -62,6 +64,8 @@ def review_action(request, task_id, action):
         return _answer(request, task.pk, form=form, failed=action, status=400)
     data = form.cleaned_data
     extra = {"external_id": data["external_id"]} if action == "record-outcome" else {}
+    if action == "retry" and data["approver"]:
+        extra = {"approver": data["approver"]}
     try:
         _task, outcome = ACTIONS[action](user=request.user, task_id=task.pk, expected_version=data["version"],
                                          reason=data["reason"], **extra)
@@ -75,9 +79,17 @@ def review_action(request, task_id, action):
 def _answer(request, task_id, *, status: int = 200, **context):
     """htmx: the task's row as it is now (gone from the queue once it left review), with the
     message; a plain form post: the whole queue with it."""
-    rows = selectors.review_rows(selectors.review_tasks_for(request.user))
+    rows = _rows(request.user)
     context |= {"rows": rows, "focus": str(task_id)}
     if request.htmx:
         row = next((r for r in rows if str(r.task.pk) == str(task_id)), None)
         return render(request, f"{PAGE}#row", context | {"row": row, "task_id": task_id}, status=status)
     return render(request, PAGE, context, status=status)
+
+
+def _rows(user):
+    """The queue's rows, each stopped at its approval route offering an admin whom to name."""
+    rows = selectors.review_rows(selectors.review_tasks_for(user))
+    for row in rows:
+        row.approvers = last_step.candidates(row.task, chooser=user) if last_step.choosable(row.task, user) else []
+    return rows

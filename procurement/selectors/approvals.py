@@ -209,7 +209,9 @@ def approval_route_reason(approval: Approval, limits: dict | None = None) -> dic
             "director_limit": Decimal(rule["director_limit"]) if rule.get("director_limit") else None,
             "total": Decimal(approval.scope.get("total") or rule.get("total") or 0),
             "amounts": rule.get("policy_amounts"),
-            "roles": [step.get("role") or step.get("user", "") for step in approval.chain or []]}
+            "roles": [step.get("role") or step.get("user", "") for step in approval.chain or []],
+            # Above every limit, the admin who named the approver from the work queue, and why.
+            "chosen_by": rule.get("chosen_by", ""), "chosen_reason": rule.get("chosen_reason", "")}
 
 
 def manager_limits(approvals) -> dict:

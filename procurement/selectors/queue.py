@@ -1,6 +1,6 @@
 """The work queue (DESIGN §14): tasks in review, and who may act on them (admins and the
 department's managers). Not visible: 404; visible but not theirs to act on: 403."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
@@ -21,6 +21,7 @@ class ReviewRow:
     why: TaskEvent | None
     last_error: str
     doubts: list
+    approvers: list = field(default_factory=list)  # whom an admin may name, above every limit
 
 
 def reviewers_of(user):
