@@ -42,7 +42,14 @@ def approval_scope(task: Task, request: PurchaseRequest) -> dict:
         # The revision she made it in: the number people read (the chat's 「第 2 版」); the approval
         # still binds to the task's version.
         "revision": task.data.get("revision", 1),
-    }
+    } | _requester_prices(task)
+
+
+def _requester_prices(task: Task) -> dict:
+    """Prices the requester gave that won the award (procurement.quotesheet.given), bound into the
+    scope so the approver's click covers them; absent when there are none."""
+    given = task.data.get("given_prices") or []
+    return {"requester_prices": given} if given else {}
 
 
 def _left_after(task: Task, department, total: Decimal) -> Decimal:

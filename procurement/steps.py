@@ -26,9 +26,10 @@ from .budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
 from .faults import CrashingClient, crash_point
 from .models import PurchaseRequest, Quote
 from .policy.last_step import chosen_route
-from .policy.routing import OnlyTheRequester, policy_route
+from .policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from .policy.rules import current_policy
 from .pricing import award
+from .quotesheet.given import given_prices, past_tolerance
 from .quotesheet.state import sheet_quotes
 from .scope import approval_scope, purchase_order_request, requisition_request
 
@@ -128,7 +129,9 @@ def compare_quotes(step: Step):
                     f"cap of NT${request.budget:,.0f}. Raise the cap or change the lines?")
         step.move("ask", data={"question": question, "award": result.as_json()}, reason=question)
         return
-    step.move("record", step="route", data={"award": result.as_json(), "question": ""},
+    awarded = result.as_json()
+    step.move("record", step="route", data={"award": awarded, "question": "",
+                                            "given_prices": given_prices(step.task, awarded)},
               reason=f"awarded to {result.supplier}: NT${result.total:,.0f} incl. tax")
 
 
@@ -144,6 +147,8 @@ def route(step: Step):
         policy = current_policy()
         found = chosen_route(step.task, department=request.department, total=total,
                              policy_version=policy.version if policy else None) or found
+    if isinstance(found, dict) and past_tolerance(step.task.data.get("given_prices") or []):
+        found = one_level_higher(found, department=request.department, requester=request.requester)
     if isinstance(found, OnlyTheRequester):
         step.move("escalate", reason=found.reason)
         return

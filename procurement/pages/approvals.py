@@ -25,6 +25,7 @@ from ..policy.rules import amount_words
 from ..policy.words import chain_lines
 from ..requests import active_stand_ins
 from ..sentences import refusal
+from ..templatetags.money import ntd
 from . import inbox as inbox_rows
 
 DECIDED = ("approved", "rejected", "returned")
@@ -79,6 +80,7 @@ def approval_context(user, approval) -> dict:
         "department_name": (labels.department_label(purchase.department) if purchase
                             else approval.scope.get("department")),
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
+        "requester_prices": requester_price_lines(approval.scope),
         "routed_to": pgettext("list separator", ", ").join(people_labels((approval.rule or {}).get("usernames", []))),
         "over_cap": bool(purchase and purchase.budget is not None
                          and Decimal(approval.scope.get("total") or 0) > purchase.budget),
@@ -96,6 +98,27 @@ def approval_context(user, approval) -> dict:
         "outlook": budget_outlook(department_code=task.tenant, task_id=task.pk,
                                   amount=Decimal(approval.scope["total"])) if approval.status == "pending" else None,
     } | chain_context(user, approval)
+
+
+def requester_price_lines(scope: dict) -> list[dict]:
+    """Each price the requester gave that won the award, in words, and whether it is past the
+    sheet's tolerance (procurement.quotesheet.given)."""
+    lines = []
+    for given in scope.get("requester_prices", []):
+        parts = {"item": given["description"], "price": ntd(Decimal(given["unit_price"])),
+                 "who": person_label(given["given_by"]), "was": ntd(Decimal(given["sheet_unit_price"]))}
+        said = (_("%(item)s: %(price)s a unit, changed by %(who)s from the quote sheet's %(was)s.") % parts
+                if given["how"] == "changed" else
+                _("%(item)s: %(price)s a unit, from %(who)s's own quote sheet.") % parts)
+        if given.get("median"):
+            difference = Decimal(given["difference"])
+            said += " " + _("The catalogue median is %(median)s: %(sign)s%(difference)s (%(sign)s%(percent)d%%).") % {
+                "median": ntd(Decimal(given["median"])), "sign": "+" if difference >= 0 else "−",
+                "difference": ntd(abs(difference)), "percent": abs(given["percent"])}
+        else:
+            said += " " + _("The catalogue has no price for it to compare.")
+        lines.append({"words": said, "past_tolerance": given.get("past_tolerance", False)})
+    return lines
 
 
 def chain_context(user, approval) -> dict:

@@ -161,3 +161,33 @@ def step_roles(step: dict, chain: list) -> list[str]:
     if step["role"] in SUPERIOR and SUPERIOR[step["role"]] not in roles:
         wanted.append(SUPERIOR[step["role"]])
     return wanted
+
+
+def one_level_higher(route: dict, *, department, requester) -> dict:
+    """The route with the next level of the ladder (LEVELS) above its highest step added as a last
+    step: a price the requester gave, past the sheet's tolerance, is decided one level higher too.
+    Unchanged when no level above is held by anyone else."""
+    chain = list(route.get("chain") or [])
+    if not chain:
+        return route
+    held = [LEVELS.index(s["role"]) for s in chain if s.get("role") in LEVELS]
+    above = LEVELS[max(held) + 1:] if held else LEVELS
+    extra = next((step for step in (_level_step(level, department, requester) for level in above
+                                    if level not in {s.get("role") for s in chain}) if step is not None), None)
+    if extra is None:
+        return route
+    extra["for_requester_prices"] = True
+    # A step open to the superiors because no step asked for them (SUPERIOR) is theirs no longer:
+    # they decide at their own step, once.
+    chain = [_without_superiors(step, extra) for step in chain] + [extra]
+    first = chain[0]
+    return route | {"rule": "chain", "chain": chain, "user_ids": first["user_ids"], "usernames": first["usernames"]}
+
+
+def _without_superiors(step: dict, extra: dict) -> dict:
+    if SUPERIOR.get(step.get("role")) != extra["role"]:
+        return step
+    kept = [(pk, name) for pk, name in zip(step["user_ids"], step["usernames"]) if pk not in extra["user_ids"]]
+    if not kept:
+        return step
+    return step | {"user_ids": [pk for pk, _ in kept], "usernames": [name for _, name in kept]}

@@ -108,6 +108,7 @@ def _resolved(sheet: dict, question: dict, action: str, value: str) -> dict:
         price = Decimal(value)
         if price <= 0:
             raise SheetAnswerRefused("A price must be above zero.")
+        row.setdefault("sheet_unit_price", row["unit_price"])  # what the sheet said, before her correction
         row["unit_price"], row["status"] = str(price.quantize(Decimal("0.01"))), "corrected"
     elif action == "tax_id" and question["kind"] == checks.TAX_ID:
         listed = supplier_list().by_tax.get(value) if checks.tax_id_valid(value) else None
