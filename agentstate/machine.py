@@ -24,8 +24,9 @@ FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpo
 
 
 def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, step: str = "",
-                subject=None, reason: str = "created") -> Task:
-    """A new task in its kind's initial state, with its first event and checkpoint."""
+                subject=None, reason: str = "created", by=None) -> Task:
+    """A new task in its kind's initial state, with its first event and checkpoint. `by`: who
+    created it when that is not its initiator (an admin's fork of someone's request)."""
     from .models import Checkpoint, TaskEvent
 
     task_kind = get_kind(kind)
@@ -34,7 +35,7 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
                 runnable=task_kind.initial in task_kind.runnable and bool(step))
     if subject is not None:
         task.subject = subject
-    actor = Actor.of(initiator)
+    actor = Actor.of(by if by is not None else initiator)
     # The row, its first event and its first checkpoint commit together, like every later move.
     with transaction.atomic():
         task.save()

@@ -221,7 +221,7 @@ def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None, 
     record = checkpoint_verified(task, checkpoint_id, actor)
     link = {"task": str(task.pk), "checkpoint": record.id, "version": record.version}
     with transaction.atomic():
-        fork = machine.task_create(kind=task.kind, initiator=task.initiator, tenant=task.tenant,
+        fork = machine.task_create(kind=task.kind, initiator=task.initiator, tenant=task.tenant, by=actor,
                                    data={**record.snapshot["data"], "forked_from": link},
                                    reason=f"forked by {actor.name} from request {task.pk} at checkpoint "
                                           f"v{record.version}")

@@ -71,6 +71,8 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "retried the step “%(step)s”. %(note)s")),
     (r"(?P<who>[\w.@+-]+) named (?P<person>[\w.@+-]+) to decide above every approval limit\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "%(who)s named %(person)s to decide it, above every approval limit. %(note)s")),
+    (r"cancelled by (?P<who>[\w.@+-]+), who approved (?P<number>\S+) for the same goods instead",
+     pgettext_lazy("agent sentence", "cancelled by %(who)s, who approved %(number)s for the same goods instead")),
     (r"cancelled from the work queue\. (?P<note>.*)", pgettext_lazy("agent sentence", "cancelled from the work queue. %(note)s")),
     (r"(?P<person>[\w.@+-]+) checked the ERP again: ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
      pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it holds purchase order %(id)s. %(note)s")),

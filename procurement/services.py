@@ -2,6 +2,7 @@
 from decimal import Decimal
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from agentstate.actors import Actor
 from agentstate.approvals import approval_decide as engine_decide
@@ -15,6 +16,7 @@ from .models import Department, Membership, PurchaseRequest, RequestLine
 from .numbering import request_number_next
 from .queueing import enqueue_advance, notify_on_commit
 from .review import what_changed
+from .selectors import forks
 from .selectors.grants import grant_requester
 from .selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
 from .settling import cancel_settled
@@ -131,9 +133,14 @@ class BudgetRefused(DomainError):
 
 
 def approval_decide(*, approval_id, user, decision: str, state_version: int, scope_hash: str | None = None,
-                    comment: str = "") -> Approval:
+                    comment: str = "", other_request: str = "") -> Approval:
     """Decide; with BUDGET_HOLD=soft an approval also makes the hard reservation, under the
-    department row lock, in the same transaction: two approvals can never overspend."""
+    department row lock, in the same transaction: two approvals can never overspend.
+
+    While a fork of the same request is alive (procurement.selectors.forks), approving asks
+    `other_request`: "cancel" cancels the others in the same transaction, after the decision;
+    "keep" keeps them, knowingly. Without an answer nothing is decided (400)."""
+    relatives = _relatives_answered(approval_id, decision, other_request)
     try:
         with transaction.atomic():
             # A return's comment is the agent's open question to the requester, verbatim.
@@ -146,9 +153,43 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
                                      amount=Decimal(approval.scope["total"]))
             enqueue_advance(approval.task_id)
             notify_on_commit(approval.task_id)
+            if other_request == forks.CANCEL:
+                _cancel_relatives(relatives, user, approval)
         return approval
     except budget.BudgetExhausted as short:
         _budget_short(approval_id=approval_id, user=user, state_version=state_version, short=short)
+
+
+def _relatives_answered(approval_id, decision: str, other_request: str) -> list:
+    """The live forks of the approval's request, once the approver has said what becomes of them."""
+    if decision != "approve":
+        return []
+    task = Task.objects.get(pk=Approval.objects.values_list("task_id", flat=True).get(pk=approval_id))
+    relatives = forks.live_relatives(task)
+    if not relatives:
+        return []
+    numbers = ", ".join(r.number for r in relatives)
+    if other_request not in (forks.CANCEL, forks.KEEP):
+        message = _("%(numbers)s tries to buy the same goods and is still open: say whether to cancel it "
+                    "or keep both.") % {"numbers": numbers}
+        raise DomainError(message, errors={"other_request": [message]})
+    if other_request == forks.CANCEL and not all(r.cancellable for r in relatives):
+        message = _("%(numbers)s cannot be cancelled from here (it is ordered, or in the work queue): keep both, "
+                    "or cancel it there first.") % {"numbers": numbers}
+        raise DomainError(message, errors={"other_request": [message]})
+    return relatives
+
+
+def _cancel_relatives(relatives: list, user, approval):
+    """Cancel the other requests of the fork family, as the approver answered, after the decision."""
+    number = getattr(approval.task, "purchase_request", None)
+    number = number.number if number else ""
+    for relative in relatives:
+        fire(relative.task.pk, "cancel", actor=Actor(user=user, roles=frozenset({workflow.REVIEWER})),
+             expected_version=relative.task.version,
+             reason=f"cancelled by {user.get_username()}, who approved {number} for the same goods instead")
+        enqueue_advance(relative.task.pk)
+        notify_on_commit(relative.task.pk)
 
 
 def _budget_short(*, approval_id, user, state_version: int, short):

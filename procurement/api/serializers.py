@@ -101,6 +101,9 @@ class DecisionSerializer(serializers.Serializer):
     scope_hash = serializers.CharField(max_length=64, required=False)
     comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="",
                                     help_text="Required to reject or return.")
+    other_request = serializers.ChoiceField(choices=["cancel", "keep"], required=False, allow_blank=True, default="",
+                                            help_text="To approve while a fork of the same request is open: "
+                                                      "cancel the others, or keep both.")
 
 
 class RequestFilterSerializer(serializers.Serializer):

@@ -80,6 +80,7 @@ def approval_context(user, approval) -> dict:
         "department_name": (labels.department_label(purchase.department) if purchase
                             else approval.scope.get("department")),
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
+        **relatives_context(approval),
         "requester_prices": requester_price_lines(approval.scope),
         "routed_to": pgettext("list separator", ", ").join(people_labels((approval.rule or {}).get("usernames", []))),
         "over_cap": bool(purchase and purchase.budget is not None
@@ -98,6 +99,12 @@ def approval_context(user, approval) -> dict:
         "outlook": budget_outlook(department_code=task.tenant, task_id=task.pk,
                                   amount=Decimal(approval.scope["total"])) if approval.status == "pending" else None,
     } | chain_context(user, approval)
+
+
+def relatives_context(approval) -> dict:
+    """The other open requests of its fork family, while this approval waits (selectors.forks)."""
+    relatives = selectors.live_relatives(approval.task) if approval.status == "pending" else []
+    return {"relatives": relatives, "relatives_cancellable": all(r.cancellable for r in relatives)}
 
 
 def requester_price_lines(scope: dict) -> list[dict]:
@@ -165,6 +172,7 @@ class DecisionForm(forms.Form):
         "required": gettext_lazy("The form did not say which version you saw; reload the page.")})
     scope_hash = forms.CharField(required=False, max_length=64)
     comment = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+    other_request = forms.ChoiceField(required=False, choices=[("", ""), ("cancel", ""), ("keep", "")])
 
     def clean(self):
         data = super().clean()
@@ -184,7 +192,7 @@ class DecisionForm(forms.Form):
 def decide(request, approval_id):
     approval = _approval(request.user, approval_id)
     form = DecisionForm(request.POST)
-    context, status = {"approval": approval, "may_decide": True}, 200
+    context, status = {"approval": approval, "may_decide": True, **relatives_context(approval)}, 200
     refused = selectors.decide_refusal(request.user, approval)
     if refused:
         context |= {"error": refusal(NotPermitted(refused)), "may_decide": False}
@@ -197,7 +205,7 @@ def decide(request, approval_id):
             data = form.cleaned_data
             services.approval_decide(approval_id=approval.pk, user=request.user, decision=data["decision"],
                                      state_version=data["state_version"], scope_hash=data["scope_hash"],
-                                     comment=data["comment"])
+                                     comment=data["comment"], other_request=data["other_request"])
             approval = selectors.approval_for_decider(request.user, approval.pk)
             if approval.status == "pending":  # one step of a longer chain
                 context |= {"approval": approval, "step_recorded": True, "may_decide": False} | chain_context(

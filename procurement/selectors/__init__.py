@@ -40,6 +40,7 @@ from .queue import (  # noqa: F401
     reviewers_of,
     why_in_review,
 )
+from .forks import live_relatives  # noqa: F401
 from .roles import approvers, decides_for, is_decider  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,

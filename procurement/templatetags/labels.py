@@ -177,3 +177,9 @@ def age(since) -> str:
 def ago(since) -> str:
     """"12 minutes ago", 「12 分鐘前」, "just now"."""
     return ages.ago(since)
+
+
+@register.filter
+def join_numbers(relatives) -> str:
+    """`{{ relatives|join_numbers }}`: 「REQ-2026-00001、REQ-2026-00002」, the requests by number."""
+    return pgettext("list separator", ", ").join(r.number for r in relatives)
