@@ -3,7 +3,9 @@ vLLM, Ollama) with tool calling. Used only when LLM_BASE_URL and LLM_MODEL are s
 
 The tools offered follow the task's stage: the requester's events in the transition table
 for the current state, never an approver's or the runtime's, and `submit` only once the
-runtime has shown the complete draft and asked to confirm it. Whatever comes back is
+runtime has shown the complete draft and asked to confirm it. Even then a `submit` or `cancel`
+the model calls is only a proposal: it fires on the requester's own yes, heard by the server in
+her message (chat.dispose.PERSON_EVENTS); otherwise the server asks her. Whatever comes back is
 schema-checked into a Proposal; anything else (an error, a timeout, two actions, a tool
 that was not offered, arguments that do not fit) is BrainUnavailable, and the turn falls
 back to the rule brain."""
