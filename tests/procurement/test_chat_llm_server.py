@@ -139,3 +139,19 @@ def test_a_cancel_the_model_calls_on_her_behalf_cancels_nothing_until_she_says_y
     assert "as confirmed" not in asked.reply
     assert talk(session, alice, "yes").action == "cancel"
     assert Task.objects.get(pk=session.task_id).state == "cancelled"
+
+
+def test_a_purchase_order_the_model_makes_up_is_not_shown_and_state_answers_instead(demo, erp, eager, model):
+    alice = demo["alice"]
+    task = services.request_submit(requester=alice, department="ENG", justification="QA",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    session = open_session(alice)
+    session.task = task
+    session.save(update_fields=["task"])
+    model.queue("claims_approved_po.json")
+
+    answer = talk(session, alice, "is it approved yet?")
+
+    assert "PO-999999" not in answer.reply and "Approved!" not in answer.reply
+    assert answer.action == "status" and facts.view_of(task.pk).number in answer.reply  # from State
+    assert Task.objects.get(pk=task.pk).state == "awaiting_approval"
