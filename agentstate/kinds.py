@@ -55,6 +55,9 @@ class TaskKind:
     on_runnable: Callable[[str], None] | None = None
     client_for: Callable[[str], object] | None = None
     on_receipt_resolved: Callable | None = None
+    # Operations that undo an earlier effect (a cancellation). A move plans them as receipts in its
+    # own transaction and sends them once committed; recovery sends any a crash left planned.
+    compensations: frozenset[str] = frozenset()
     # may_view(user, task) and may_decide(user, approval) read authoritative records.
     may_view: Callable | None = None
     may_decide: Callable | None = None

@@ -129,6 +129,64 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
     return task
 
 
+def task_note(task_id, event: str, *, actor, reason: str = "", data: dict | None = None,
+              expected_version: int | None = None, lease_token: int | None = None):
+    """An event that moves nothing (a check, a failed try): written at the task's current version,
+    from and to its state, under the task's row lock. Given `expected_version` or `lease_token`,
+    a task that moved on or a lease that was reclaimed is refused (StaleVersion, LeaseLost) and
+    nothing is written. Returns the event."""
+    from .models import TaskEvent
+
+    actor = Actor.of(actor)
+    with transaction.atomic():
+        row = (Task.objects.select_for_update(no_key=True).filter(pk=task_id)
+               .values("version", "state", "lease_token").first())
+        if row is None:
+            raise NotFound(f"No task {task_id}.")
+        if expected_version is not None and expected_version != row["version"]:
+            raise StaleVersion(f"Expected version {expected_version}, found {row['version']} (state "
+                               f"{row['state']!r}).", current_version=row["version"])
+        if lease_token is not None and lease_token != row["lease_token"]:
+            raise LeaseLost(f"Lease token {lease_token} is no longer valid (now {row['lease_token']}); "
+                            "another worker holds this task.", current_version=row["version"])
+        return TaskEvent.objects.create(task_id=task_id, actor=actor.name, event=event, from_state=row["state"],
+                                        to_state=row["state"], version=row["version"], reason=reason,
+                                        data=data or {})
+
+
+RETAG_EVENT = "retag"
+
+
+def task_retag(task_id, tenant: str, *, actor, expected_version: int, reason: str = "") -> Task:
+    """Move the task to another tenant (the key that decides who may see it) as a new version, with
+    its event (the old and new tenant on its data) and a full checkpoint under the new tenant, so
+    that the loader's tenant check holds for what comes next. Conditional on `expected_version`:
+    a task that moved on is refused (StaleVersion) and nothing is written."""
+    from .models import Checkpoint, TaskEvent
+
+    actor = Actor.of(actor)
+    with transaction.atomic():
+        task = Task.objects.select_for_update(no_key=True).filter(pk=task_id).first()
+        if task is None:
+            raise NotFound(f"No task {task_id}.")
+        if task.version != expected_version:
+            raise StaleVersion(f"Expected version {expected_version}, found {task.version} (state {task.state!r}).",
+                               current_version=task.version)
+        before = task.tenant
+        moved = Task.objects.filter(pk=task.pk, version=expected_version).update(
+            tenant=tenant, version=expected_version + 1, updated_at=timezone.now())
+        if moved != 1:
+            _explain_lost_race(task, None)
+        task.tenant, task.version = tenant, expected_version + 1
+        TaskEvent.objects.create(task=task, actor=actor.name, event=RETAG_EVENT, from_state=task.state,
+                                 to_state=task.state, version=task.version, reason=reason,
+                                 data={"tenant": {"from": before, "to": tenant}})
+        Checkpoint.objects.create(task=task, version=task.version,
+                                  **checkpoint_payload(task, label=RETAG_EVENT, pending=[], refs=[]))
+    _RECENT.pop(str(task.pk), None)
+    return _read(task.pk)
+
+
 def checkpoint_payload(task: Task, *, label: str, pending: list, refs: list) -> dict:
     """The fields of a full checkpoint of `task` as it stands."""
     snapshot = {"state": task.state, "version": task.version, "step": task.step, "data": task.data}

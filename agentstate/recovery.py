@@ -2,7 +2,8 @@
 
 1. Expired leases are fenced off (token bumped) and their tasks handed back to their kind.
 2. Runnable tasks nobody picked up for a while are handed back to their kind.
-3. Receipts left `sent` or `unknown` are settled by looking their key up.
+3. Receipts left `sent` or `unknown` are settled by looking their key up, and compensations a
+   committed move planned but a crash kept from sending (a rewind's cancellations) are sent.
 4. Approvals past their deadline expire.
 Each recovery is a TaskEvent, so a person can see why a task moved again. A task is handed
 back only after its newest checkpoint verifies (checkpoints.checkpoint_latest); one that fails
@@ -25,7 +26,7 @@ from .kinds import get_kind
 from .leases import lease_reclaim_expired, leases_expired
 from .machine import fire, runnable_tasks
 from .models import Receipt, Task, TaskEvent
-from .receipts import receipt_reconcile, receipts_open
+from .receipts import receipt_perform, receipt_reconcile, receipts_open
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: in
             _note(task, "recovery.resumed", "runnable but idle; handed back to a worker")
             _resume(task, report)
     _settle_receipts(grace, report)
+    _send_planned_compensations(grace, report)
     report.approvals_expired = approvals_expire()
     # What settling and expiry made runnable (a compensation, the next step) runs now, not a pass later.
     settled = Receipt.objects.filter(pk__in=report.receipts_settled).values_list("task_id", flat=True)
@@ -94,6 +96,25 @@ def _settle_receipts(grace: int, report: RecoveryReport):
         if settled.status != before:
             _note(task, "recovery.receipt", f"{settled.operation} {before} → {settled.status}")
             report.receipts_settled.append(settled.pk)
+
+
+def _send_planned_compensations(grace: int, report: RecoveryReport):
+    """A compensation is planned only by a move that committed (a rewind): it is owed, and sent
+    under its key like any receipt (never twice, whoever sends it first)."""
+    cutoff = timezone.now() - timedelta(seconds=grace)
+    planned = Receipt.objects.filter(status=Receipt.Status.PLANNED, updated_at__lt=cutoff).select_related("task")
+    for receipt in planned:
+        task = receipt.task
+        kind = get_kind(task.kind)
+        if receipt.operation not in kind.compensations or kind.client_for is None:
+            continue
+        if task.lease_until is not None and task.lease_until > timezone.now():
+            continue  # a live worker owns this task and sends what it planned
+        with trace.using(task.trace_id):
+            sent = receipt_perform(receipt=receipt, client=kind.client_for(receipt.operation),
+                                   on_outcome=kind.on_receipt_resolved)
+        _note(task, "recovery.receipt", f"{sent.operation} planned → {sent.status}")
+        report.receipts_settled.append(sent.pk)
 
 
 def _note(task: Task, event: str, reason: str):

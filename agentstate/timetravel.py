@@ -6,8 +6,9 @@ understanding of a task, never the outside world.
   back, with the step's external client swapped for a Recorder and every real client refusing to
   send (external.nothing_leaves); the task keeps its version;
 - rewind: list the external effects after a checkpoint (what is compensated, what cannot be
-  undone), and on confirmation run the compensations under receipts and move the task back to
-  the checkpoint's state as a new version;
+  undone), and on confirmation of the version the person saw move the task back to the
+  checkpoint's state as a new version, planning the compensations as receipts in the same
+  transaction; they are sent only once the move has committed;
 - fork: a new task from a checkpoint, with its own idempotency keys, linked both ways; the
   original is untouched.
 
@@ -15,6 +16,7 @@ Checkpoints are loaded only through the machine's loader and verified (checksum,
 before use. The app says what its effects are and how its steps run through its kind's
 `time_travel` hooks (see TimeTravelHooks); nothing here names a business domain.
 """
+import logging
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -24,12 +26,13 @@ from django.utils.translation import gettext as _
 
 from . import checkpoints, machine
 from .actors import Actor
-from .errors import CheckpointNotFound, Conflict, DomainError, said
+from .errors import CheckpointNotFound, Conflict, DomainError, StaleVersion, said
 from .external import Outcome, nothing_leaves
 from .kinds import get_kind
 from .models import Checkpoint, Receipt, Task, TaskEvent
-from .receipts import OPEN, receipt_reconcile
+from .receipts import OPEN, receipt_perform, receipt_reconcile
 
+log = logging.getLogger(__name__)
 IRREVERSIBLE = "irreversible"
 REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE = "replay", "forked", "resume.settled"
 WHY = "; why: "   # ends a rewind's, fork's or replay's event reason (the history's words) with the person's own
@@ -60,7 +63,9 @@ class TimeTravelHooks(Protocol):
 
     def effects_after(self, task: Task, checkpoint) -> list[Effect]: ...
     def still_blocking(self, task: Task, effects: list[Effect]) -> list[Effect]: ...
-    def compensate(self, task: Task, effects: list[Effect]) -> None: ...
+    # Inside the move's transaction: local rows only (planned receipts, withdrawn ones); returns the
+    # receipts the engine sends once the move has committed.
+    def compensations_plan(self, task: Task, effects: list[Effect]) -> list[Receipt]: ...
     def restored_data(self, task: Task, checkpoint) -> dict: ...
     def resume_event(self, task: Task) -> str | None: ...
     def on_rewound(self, task: Task, effects: list[Effect]) -> None: ...
@@ -173,33 +178,68 @@ def task_rewind_preview(*, task: Task, checkpoint_id, actor=None) -> RewindPlan:
 
 
 def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | None = None, why: str = "") -> RewindPlan:
-    """The rewind, confirmed: effects the other system holds for good refuse it (409); otherwise
-    the compensations run first, each under its own receipt (never twice), then the task moves
-    back to the checkpoint as a new version, its event recording the list that was shown and why
-    (the person's own words, also on the event's data, read back by why_of)."""
+    """The rewind, confirmed, of the version the person saw (`expected_version`; None: the one read
+    here). Effects the other system holds for good refuse it (409). Otherwise the move back to the
+    checkpoint commits first, as a new version, its event recording the list that was shown and why
+    (the person's own words, also on the event's data, read back by why_of); the compensations are
+    planned as receipts in the move's own transaction and sent only once it has committed (recovery
+    sends any a crash left planned). A move that lost to another (an approval clicked meanwhile)
+    is a 409 saying what changed, and nothing outside was touched."""
     actor, hooks = Actor.of(actor), _hooks(task)
-    if expected_version is not None and expected_version != task.version:
-        raise said(Conflict(_("This request changed since you looked (now version %(v)d); look at the list again.")
-                       % {"v": task.version}, current_version=task.version))
+    seen = task.version if expected_version is None else expected_version
+    if seen != task.version:
+        raise _changed_since(task, seen)
     plan = task_rewind_preview(task=task, checkpoint_id=checkpoint_id, actor=actor)
     blocking = hooks.still_blocking(task, plan.blocking)
     if blocking:
         what = " ".join(e.text for e in blocking)
         raise said(Conflict(_("Not rewound: %(what)s Nothing was changed.") % {"what": what},
                             effects=[e.as_json() for e in blocking]))
-    hooks.compensate(task, plan.effects)
     record = plan.checkpoint
     shown = "; ".join(f"{e.operation} {e.external_id} → {e.undo}" for e in plan.effects) or "none"
-    with transaction.atomic():
-        plan.task = machine.fire(
-            task.pk, hooks.rewind_event, actor=actor, expected_version=task.version,
-            data=hooks.restored_data(task, record), step=record.cursor,
-            refs=[{"rewound_to": record.id, "version": record.version, "effects": [e.as_json() for e in plan.effects]}],
-            reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
-                   + _why(why), event_data=_why_data(why) or None)
-        hooks.on_rewound(plan.task, plan.effects)
-        _hand_back(plan.task)
+    try:
+        with transaction.atomic():
+            planned = [r.pk for r in hooks.compensations_plan(task, plan.effects)]
+            plan.task = machine.fire(
+                task.pk, hooks.rewind_event, actor=actor, expected_version=seen,
+                data=hooks.restored_data(task, record), step=record.cursor,
+                refs=[{"rewound_to": record.id, "version": record.version,
+                       "effects": [e.as_json() for e in plan.effects],
+                       "compensations": [str(pk) for pk in planned]}],
+                reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
+                       + _why(why), event_data=_why_data(why) or None)
+            hooks.on_rewound(plan.task, plan.effects)
+            task_id = plan.task.pk
+            # Registered before the hand-back: the old effects are undone before the steps run again.
+            transaction.on_commit(lambda: compensations_send(task_id, planned), robust=True)
+            _hand_back(plan.task)
+    except StaleVersion:
+        raise _changed_since(Task.objects.get(pk=task.pk), seen)
     return plan
+
+
+def compensations_send(task_id, receipt_ids) -> list[Receipt]:
+    """Send the compensations a committed move planned, each under its receipt (never twice: the
+    key is the same on every try). One that does not confirm stays on its receipt for recovery or a
+    person: an unclear answer flags the task for review, as every receipt does."""
+    kind = get_kind(Task.objects.values_list("kind", flat=True).get(pk=task_id))
+    sent = []
+    for receipt in Receipt.objects.filter(pk__in=receipt_ids, status=Receipt.Status.PLANNED).order_by("created_at"):
+        try:
+            sent.append(receipt_perform(receipt=receipt, client=kind.client_for(receipt.operation),
+                                        on_outcome=kind.on_receipt_resolved))
+        except Exception:  # noqa: BLE001 - the move is committed; recovery sends what is still planned
+            log.exception("compensation %s of task %s not sent; recovery will send it", receipt.pk, task_id)
+    return sent
+
+
+def _changed_since(task: Task, seen: int) -> Conflict:
+    """409: the request moved on since the version the person saw, and what moved it."""
+    changes = [{"version": e.version, "event": e.event, "actor": e.actor, "from_state": e.from_state,
+                "to_state": e.to_state, "at": e.at.isoformat()}
+               for e in TaskEvent.objects.filter(task_id=task.pk, version__gt=seen).order_by("id")]
+    return said(Conflict(_("This request changed since you looked (now version %(v)d); look at the list again.")
+                         % {"v": task.version}, current_version=task.version, changes=changes))
 
 
 def _may_rewind(task: Task, hooks):

@@ -10,7 +10,7 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import people, queueing, selectors, signals, steps, tasks, workflow  # noqa: F401 (tasks, signals, people: register)
+        from . import erp, people, queueing, selectors, signals, steps, tasks, workflow  # noqa: F401 (tasks, signals, people: register)
         from .timetravel import PurchaseHooks
         from .policy import deciding
 
@@ -18,6 +18,7 @@ class ProcurementConfig(AppConfig):
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),
             on_receipt_resolved=steps.receipt_resolved,
+            compensations=frozenset({erp.CANCEL_REQUISITION}),
             may_view=selectors.may_view,
             may_decide=selectors.may_decide,
             time_travel=PurchaseHooks(),

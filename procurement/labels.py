@@ -127,6 +127,7 @@ EVENT_LABELS = {
     "retry_order": pgettext_lazy("request event", "Purchase order retried"),
     "cancel_too_late": pgettext_lazy("request event", "Cancel came too late: already ordered"),
     "review.note": pgettext_lazy("request event", "Checked by a person; still in doubt"),
+    "retag": pgettext_lazy("request event", "Filed under its department"),
     "pause": pgettext_lazy("request event", "Paused"),
     "rewind": pgettext_lazy("request event", "Rewound to an earlier checkpoint"),
     "fork": pgettext_lazy("request event", "Started as a fork of another request"),

@@ -11,7 +11,8 @@ from agentstate.errors import DomainError, NotPermitted
 from agentstate.memory.deletion import memory_delete
 from agentstate.memory.models import MemoryEntry, Scope
 from agentstate.memory.sweeps import memory_flag_subject_left
-from agentstate.models import Session, Task, Turn
+from agentstate.models import Session, Task
+from agentstate.turns import turns_redact
 
 from . import services, workflow
 from .models import Notice, Notification
@@ -79,7 +80,7 @@ def user_erase(*, user, by) -> EraseReport:
         report.memory_deleted += 1
     with transaction.atomic():
         # Agent turns in their sessions quote them too, so every turn of those sessions goes.
-        report.turns_redacted = Turn.objects.filter(session__owner=user).update(text=REDACTED, data={})
+        report.turns_redacted = turns_redact(owner=user, text=REDACTED)
         Session.objects.filter(owner=user).update(title="", summary="")
         report.notices_deleted = Notice.objects.filter(recipient=user).delete()[1].get(Notice._meta.label, 0)
         report.mail_redacted = _mail_redact(user)

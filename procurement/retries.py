@@ -10,9 +10,9 @@ from django.conf import settings
 from django.db import transaction
 
 from agentstate.actors import Actor
-from agentstate.errors import Conflict
+from agentstate.errors import Conflict, LeaseLost, StaleVersion
 from agentstate.leases import Lease
-from agentstate.machine import fire
+from agentstate.machine import fire, task_note
 from agentstate.models import Task, TaskEvent
 
 STEP_FAILED = "step_failed"
@@ -22,13 +22,12 @@ MAX_ERROR = 500
 def step_failure_record(*, task: Task, lease: Lease, error: str) -> int:
     """Note one failure of the task's current step; returns its failures in a row so far."""
     with transaction.atomic():
-        current = (Task.objects.select_for_update(no_key=True).filter(pk=task.pk)
-                   .values("version", "step", "state", "lease_token").get())
-        if current["lease_token"] != lease.token or current["version"] != task.version:
+        try:
+            task_note(task.pk, STEP_FAILED, actor=Actor.runtime(lease.worker), expected_version=task.version,
+                      lease_token=lease.token, reason=error[:MAX_ERROR],
+                      data={"step": task.step, "error": error[:MAX_ERROR]})
+        except (StaleVersion, LeaseLost):
             return 0  # moved meanwhile: whoever moved it decides what comes next
-        TaskEvent.objects.create(task_id=task.pk, actor=lease.worker, event=STEP_FAILED, from_state=task.state,
-                                 to_state=task.state, version=task.version, reason=error[:MAX_ERROR],
-                                 data={"step": task.step, "error": error[:MAX_ERROR]})
         return step_failures(task)
 
 

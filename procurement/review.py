@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, StaleVersion
 from agentstate.external import Indeterminate, Outcome
-from agentstate.machine import fire
+from agentstate.machine import fire, task_note
 from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record
 
@@ -153,8 +153,7 @@ def _actor(user) -> Actor:
 
 
 def _note(task: Task, user, reason: str):
-    TaskEvent.objects.create(task_id=task.pk, actor=user.get_username(), event=NOTE, from_state=task.state,
-                             to_state=task.state, version=task.version, reason=reason)
+    task_note(task.pk, NOTE, actor=user, reason=reason)
 
 
 # -- where the truth sends the task -----------------------------------------------------

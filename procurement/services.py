@@ -8,7 +8,7 @@ from agentstate.actors import Actor
 from agentstate.approvals import approval_decide as engine_decide
 from agentstate.errors import DomainError, StaleVersion
 from agentstate.kinds import APPROVER
-from agentstate.machine import fire, task_create
+from agentstate.machine import fire, task_create, task_retag
 from agentstate.models import Approval, Task
 
 from . import budget, workflow
@@ -55,8 +55,10 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
             task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
                                data={"revision": 1, "justification": justification})
         else:
-            task = draft
-            Task.objects.filter(pk=task.pk, version=task.version).update(tenant=dept.code)
+            # The draft goes to the department it is made for: who may see it follows (a new version;
+            # the event's label says it, and its data holds both departments).
+            task = draft if draft.tenant == dept.code else task_retag(
+                draft.pk, dept.code, actor=requester, expected_version=draft.version)
         request = PurchaseRequest.objects.create(task=task, number=request_number_next(), department=dept,
                                                  requester=requester, justification=justification, budget=budget)
         _write_lines(request, lines)

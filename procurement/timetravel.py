@@ -12,7 +12,7 @@ from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, NotPermitted, said
 from agentstate.external import Indeterminate, Outcome
 from agentstate.models import Approval, MergedData, Receipt, Task
-from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile, receipt_record
+from agentstate.receipts import receipt_plan, receipt_reconcile, receipt_record
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
 from . import erp, steps, workflow
@@ -27,6 +27,7 @@ from .selectors import may_review, may_travel, task_for, task_to_travel
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
+SETTLED = (Receipt.Status.CONFIRMED, Receipt.Status.FAILED)
 
 
 # -- who may do what --------------------------------------------------------------------
@@ -141,43 +142,44 @@ class PurchaseHooks:
         return effects
 
     def still_blocking(self, task: Task, effects: list[Effect]) -> list[Effect]:
-        """A purchase order blocks the rewind unless the ERP confirms it is cancelled or was never made."""
+        """A purchase order blocks the rewind unless the ERP confirms it is cancelled or was never made.
+        A requisition whose creation is in doubt is settled by key first; one still in doubt refuses
+        the rewind (409), since it could not be cancelled once the rewind has moved on."""
         blocking = []
         for effect in effects:
             receipt = Receipt.objects.get(pk=effect.ref)
-            try:
-                found = steps.client().lookup(receipt.operation, receipt.idempotency_key, receipt.request)
-            except Indeterminate:
-                blocking.append(effect)
-                continue
-            if found is not None and found.response.get("status") != "cancelled":
-                blocking.append(effect)
+            if effect.operation == erp.ISSUE_PURCHASE_ORDER:
+                try:
+                    found = steps.client().lookup(receipt.operation, receipt.idempotency_key, receipt.request)
+                except Indeterminate:
+                    blocking.append(effect)
+                    continue
+                if found is not None and found.response.get("status") != "cancelled":
+                    blocking.append(effect)
+            elif effect.undo == erp.CANCEL_REQUISITION and receipt.status in IN_DOUBT:
+                if receipt_reconcile(receipt=receipt, client=steps.client()).status not in SETTLED:
+                    raise said(Conflict(_("Not rewound: requisition %(id)s is still in doubt in the ERP. Nothing "
+                                          "else was changed; try again later.") % {"id": effect.external_id}))
         return blocking
 
-    def compensate(self, task: Task, effects: list[Effect]) -> None:
-        """Cancel each listed requisition under its own receipt (the key is the same on every try, so
-        it is never cancelled twice). A cancel that does not confirm refuses the rewind."""
-        client = steps.client()
+    def compensations_plan(self, task: Task, effects: list[Effect]) -> list[Receipt]:
+        """Inside the rewind's transaction: a planned cancel receipt for each listed requisition (the
+        key is the same on every try, so it is never cancelled twice), and an order the ERP confirmed
+        it holds no live copy of (still_blocking) withdrawn, never to be sent again. Nothing leaves
+        here: the engine sends the planned cancels once the rewind has committed."""
+        planned = []
         for effect in effects:
             if effect.operation == erp.ISSUE_PURCHASE_ORDER:
-                # Confirmed absent or cancelled by the ERP (still_blocking): never to be sent again.
                 receipt_record(receipt=Receipt.objects.get(pk=effect.ref), outcome=Outcome(
                     ok=False, reason="withdrawn by a rewind: the ERP holds no live order under its key"))
             if effect.undo != erp.CANCEL_REQUISITION:
                 continue
             created = Receipt.objects.get(pk=effect.ref)
-            if created.status in IN_DOUBT:
-                created = receipt_reconcile(receipt=created, client=client)
-            if created.status == Receipt.Status.FAILED:
-                continue
             if created.status != Receipt.Status.CONFIRMED:
-                raise said(Conflict(_("Not rewound: requisition %(id)s is still in doubt in the ERP. Nothing else "
-                                 "was changed; try again later.") % {"id": effect.external_id}))
-            cancel = receipt_plan(task=task, operation=erp.CANCEL_REQUISITION, scope=created.external_id,
-                                  request={"requisition_id": created.external_id})
-            if receipt_perform(receipt=cancel, client=client).status != Receipt.Status.CONFIRMED:
-                raise said(Conflict(_("Not rewound: the ERP did not confirm cancelling requisition %(id)s. Its receipt "
-                                 "records what happened; try again later.") % {"id": created.external_id}))
+                continue  # never made in the ERP (still_blocking settled the ones in doubt)
+            planned.append(receipt_plan(task=task, operation=erp.CANCEL_REQUISITION, scope=created.external_id,
+                                        request={"requisition_id": created.external_id}))
+        return planned
 
     def on_rewound(self, task: Task, effects: list[Effect]) -> None:
         if any(e.undo == BUDGET_RELEASE for e in effects):

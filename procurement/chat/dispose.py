@@ -1,7 +1,7 @@
 """The model proposes, the runtime disposes: each proposed action is checked against the
 transition table, the caller's rights and what the requester confirmed, then carried out
 through `procurement.services` (which check again). Anything else is refused, plainly."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
@@ -19,7 +19,7 @@ from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_ques
 from ..models import Department
 from ..pricing import match_item
 from . import draft as drafts
-from . import dates, facts, memory_seam
+from . import dates, facts, lexicon, memory_seam
 from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from .context import task_view
 from .phrases import join, language, listed, say
@@ -48,6 +48,7 @@ class Job:
     user: object
     user_turn: Turn
     lang: str = field(init=False)
+    model_unconfirmed: bool = False  # a model proposed one of her events without her own yes
 
     def __post_init__(self):
         self.lang = self.ctx.lang
@@ -66,7 +67,26 @@ class Job:
                                f"found {task.version}.")
 
 
+# The requester's own events among the chat's actions. A brain other than the rules (a model) may
+# propose them, but they fire only on the requester's own yes, heard by the server in her message;
+# a model that says she agreed, or that submits after "not yet", only makes the server ask her.
+PERSON_EVENTS = frozenset({"submit", "cancel"})
+
+
+def persons_own_yes(ctx: Context) -> bool:
+    """Her message itself is a yes (and not a no): the server's hearing, never a model's report."""
+    return lexicon.is_yes(ctx.message) and not lexicon.is_no(ctx.message)
+
+
+def _from_a_model(proposal: Proposal) -> bool:
+    return (proposal.brain or "rules") != "rules"
+
+
 def dispose(job: Job) -> Outcome:
+    if _from_a_model(job.proposal) and job.action.name in PERSON_EVENTS and not persons_own_yes(job.ctx):
+        # What the last agent turn asked is not answered yes: the handler asks her again, and fires nothing.
+        job.ctx = replace(job.ctx, confirming=None)
+        job.model_unconfirmed = True
     handler = HANDLERS.get(job.action.name)
     if handler is None:
         return _refused(job, f"there is no action {job.action.name!r}. " + join(
@@ -385,8 +405,9 @@ def cancel(job: Job) -> Outcome:
     get_kind(task.kind).transition(task.state, "cancel")
     _own(job, task)
     confirmed = {"action": "cancel", "task": str(task.pk)}
-    if task.state != workflow.DRAFT and job.ctx.confirming != confirmed:
-        # Cancelling undoes work outside (the ERP requisition): the requester says yes first.
+    if (task.state != workflow.DRAFT or job.model_unconfirmed) and job.ctx.confirming != confirmed:
+        # Cancelling undoes work outside (the ERP requisition): the requester says yes first (and to a
+        # model's proposal, even for a draft).
         view = task_view(task)
         reply = say("confirm_cancel", job.lang, number=name_of(view, job.lang),
                     what=drafts.describe_lines(view.lines, job.lang), state=state_words(task.state, job.lang))

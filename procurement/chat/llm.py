@@ -3,10 +3,13 @@ vLLM, Ollama) with tool calling. Used only when LLM_BASE_URL and LLM_MODEL are s
 
 The tools offered follow the task's stage: the requester's events in the transition table
 for the current state, never an approver's or the runtime's, and `submit` only once the
-runtime has shown the complete draft and asked to confirm it. Whatever comes back is
+runtime has shown the complete draft and asked to confirm it. Even then a `submit` or `cancel`
+the model calls is only a proposal: it fires on the requester's own yes, heard by the server in
+her message (chat.dispose.PERSON_EVENTS); otherwise the server asks her. Whatever comes back is
 schema-checked into a Proposal; anything else (an error, a timeout, two actions, a tool
 that was not offered, arguments that do not fit) is BrainUnavailable, and the turn falls
-back to the rule brain."""
+back to the rule brain. A reply naming a number, an amount or a state that State does not hold
+(chat.claims) is not shown; a reply alone becomes a status answer written from State."""
 import json
 import logging
 
@@ -16,9 +19,9 @@ from django.conf import settings
 from agentstate.kinds import INITIATOR
 
 from .. import workflow
-from . import dates
+from . import claims, dates
 from . import draft as drafts
-from .brain import ACTIONS, BrainUnavailable, Context, InvalidAction, NoAction, Proposal, parse_action
+from .brain import ACTIONS, BrainUnavailable, Context, InvalidAction, NoAction, Proposal, Status, parse_action
 from .status import one_line
 
 log = logging.getLogger(__name__)
@@ -159,5 +162,12 @@ def proposal_from(response, offered: list[str], ctx: Context) -> Proposal:
             action = parse_action(name, args)
         except (json.JSONDecodeError, InvalidAction, TypeError) as exc:
             raise BrainUnavailable(f"invalid arguments for {name}: {exc}") from exc
+    dropped = claims.unfounded(reply, claims.views_of(ctx))
+    if dropped:
+        # A number, amount or state State does not hold is never shown: the facts come from State.
+        log.info("LLM reply not shown: it claims %s, which State does not hold", dropped)
+        reply = ""
+        if isinstance(action, NoAction):
+            action = Status()
     # The model read every entry it was given, so each one is recorded as used.
     return Proposal(reply=reply, action=action, memory_used=tuple(m.id for m in ctx.memory), brain="llm")

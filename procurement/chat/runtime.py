@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
 
 from agentstate import trace
 from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
+from agentstate.turns import turn_append
 
 from .. import workflow
 from ..limits import MAX_CHAT_CHARS
@@ -106,18 +106,6 @@ def _check_may_post(session: Session, user):
         raise NotFound("No such session.")
     if session.status == Session.Status.EXPIRED:
         raise Conflict("This conversation has expired; start a new one.")
-
-
-def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
-    """Append a turn with the next `seq`, under the session's row lock so two posts never clash."""
-    with transaction.atomic():
-        Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
-        last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
-        # A turn makes an idle or closed conversation active again (agentstate.retention moves it on by time).
-        Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
-            status=Session.Status.ACTIVE)
-        data = {**(data or {}), "trace_id": trace.current()}
-        return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
 
 
 def turn_record(proposal: Proposal, out: Outcome, ctx: Context) -> dict:

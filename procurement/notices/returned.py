@@ -12,6 +12,7 @@ from django.utils.translation import override
 
 from agentstate import trace
 from agentstate.models import Session, Task, Turn
+from agentstate.turns import turn_append
 
 from ..language import CHAT_LANGUAGES
 
@@ -19,7 +20,7 @@ EXPECTS = "revision"
 
 
 def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
-    from ..chat.runtime import conversation_language, turn_append  # the chat reaches the services: import late
+    from ..chat.runtime import conversation_language  # the chat reaches the services: import late
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
@@ -57,7 +58,7 @@ def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session
     conversation (`texts`: the notice in each site language; `language`: hers, before the
     conversation has one). A request made without the chat has no conversation, and none is
     opened for it (her notices and mail tell her)."""
-    from ..chat.runtime import conversation_language, turn_append
+    from ..chat.runtime import conversation_language
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from agentstate.errors import Conflict
 from agentstate.models import Session, Task, Turn
+from agentstate.turns import turn_append
 
 from .. import workflow
 from ..chat import lexicon
@@ -87,7 +88,7 @@ def chat_attach(*, session: Session, user, content: bytes, filename: str, conten
     """A turn that attaches a quote sheet (with her words, if any) and answers with what was read
     and the first question. A refused file leaves the conversation and the request untouched."""
     from ..chat.dispose import draft_prompt
-    from ..chat.runtime import TurnResult, _check_may_post, conversation_language, message_checked, turn_append
+    from ..chat.runtime import TurnResult, _check_may_post, conversation_language, message_checked
 
     _check_may_post(session, user)
     lang = lexicon.language(text or "", conversation_language(session) or lang or "en")

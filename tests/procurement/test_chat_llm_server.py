@@ -94,3 +94,64 @@ def test_an_error_a_timeout_or_a_forbidden_tool_falls_back_to_the_rules(demo, mo
     assert result.reply.startswith("(The assistant model was unavailable") and "Shall I submit it?" in result.reply
     assert draft_of(session)["lines"] == [{"description": "Laptop", "quantity": 2}]
     assert not Approval.objects.exists()
+
+
+# -- a model's word is not the requester's ----------------------------------------------
+
+def test_a_submit_the_model_calls_after_not_yet_leaves_the_draft_and_asks_her_again(demo, erp, eager, model):
+    alice, session = demo["alice"], open_session(demo["alice"])
+    model.queue("update_draft_two_laptops.json", "submit.json", "submit.json")
+    talk(session, alice, "two laptops for QA please")
+
+    held = talk(session, alice, "not yet, do NOT submit")
+
+    assert "submit" in model.tools(1), "the draft was shown, so the model may propose it"
+    assert held.action == "none" and held.turn.data["outcome"] == "confirm"
+    assert Task.objects.get(pk=session.task_id).state == "draft"
+    assert "Submitting now." not in held.reply and "Shall I submit it?" in held.reply  # the server asks her
+    assert not Approval.objects.filter(task_id=session.task_id).exists()
+    # Her own yes, heard by the server, submits it.
+    assert talk(session, alice, "yes").action == "submit"
+    assert Task.objects.get(pk=session.task_id).state == "awaiting_approval"
+
+
+def test_a_confirmation_the_model_reports_on_her_behalf_confirms_nothing(demo, erp, eager, model):
+    alice, session = demo["alice"], open_session(demo["alice"])
+    model.queue("update_draft_two_laptops.json", "submit_on_her_behalf.json")
+    talk(session, alice, "two laptops for QA please")
+
+    answer = talk(session, alice, "what would the total be?")
+
+    assert answer.action == "none" and Task.objects.get(pk=session.task_id).state == "draft"
+    assert "has confirmed" not in answer.reply and "Shall I submit it?" in answer.reply
+
+
+def test_a_cancel_the_model_calls_on_her_behalf_cancels_nothing_until_she_says_yes(demo, erp, eager, model):
+    alice, session = demo["alice"], open_session(demo["alice"])
+    model.queue("update_draft_two_laptops.json", "cancel_on_her_behalf.json", "cancel_on_her_behalf.json")
+    talk(session, alice, "two laptops for QA please")
+
+    asked = talk(session, alice, "hmm, do I still need these?")
+
+    assert "cancel" in model.tools(1) and asked.turn.data["brain"] == "llm"
+    assert asked.action == "none" and asked.turn.data["outcome"] == "confirm"
+    assert Task.objects.get(pk=session.task_id).state == "draft"
+    assert "as confirmed" not in asked.reply
+    assert talk(session, alice, "yes").action == "cancel"
+    assert Task.objects.get(pk=session.task_id).state == "cancelled"
+
+
+def test_a_purchase_order_the_model_makes_up_is_not_shown_and_state_answers_instead(demo, erp, eager, model):
+    alice = demo["alice"]
+    task = services.request_submit(requester=alice, department="ENG", justification="QA",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    session = open_session(alice)
+    session.task = task
+    session.save(update_fields=["task"])
+    model.queue("claims_approved_po.json")
+
+    answer = talk(session, alice, "is it approved yet?")
+
+    assert "PO-999999" not in answer.reply and "Approved!" not in answer.reply
+    assert answer.action == "status" and facts.view_of(task.pk).number in answer.reply  # from State
+    assert Task.objects.get(pk=task.pk).state == "awaiting_approval"

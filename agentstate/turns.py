@@ -1,0 +1,25 @@
+"""A conversation's turns: the one way to add one (DESIGN §4). Turns are append-only; each gets
+the next `seq` under the session's row lock, so two posts never clash."""
+from django.db import transaction
+from django.db.models import Max
+
+from . import trace
+from .models import Session, Turn
+
+
+def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
+    """Append a turn with the next `seq`. A turn makes an idle or closed conversation active again
+    (agentstate.retention moves it on by time). The turn carries the current trace id."""
+    with transaction.atomic():
+        Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
+        last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
+        Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
+            status=Session.Status.ACTIVE)
+        data = {**(data or {}), "trace_id": trace.current()}
+        return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
+
+
+def turns_redact(*, owner, text: str) -> int:
+    """Erasure: every turn of `owner`'s sessions loses its words and data (the rows and their
+    order stay, so a conversation's numbering is never reused). Returns how many."""
+    return Turn.objects.filter(session__owner=owner).update(text=text, data={})
