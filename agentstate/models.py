@@ -315,6 +315,11 @@ class Receipt(models.Model):
     response = models.JSONField(default=dict, blank=True, verbose_name=_("response"))
     error = models.TextField(blank=True, verbose_name=_("error"))
     attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("attempts"))
+    # A person's retry gives the receipt a fresh send budget: the sends made before it are not
+    # counted against the bound again (receipts.receipt_renew_budget).
+    sends_counted_from = models.PositiveSmallIntegerField(
+        default=0, help_text=_("Sends made before a person's latest retry; the send limit counts from here."),
+        verbose_name=_("sends before the latest retry"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 

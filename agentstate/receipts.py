@@ -5,7 +5,10 @@
 3. A clear answer is recorded (`confirmed`/`failed`) and the caller's on_outcome fires the
    transition in the same transaction.
 4. An unclear one is looked up by key: found → confirmed; confirmed absent → resend with
-   the same key (bounded); cannot tell → `unknown`, and the task is flagged for review.
+   the same key (bounded: `max_sends` since the receipt's `sends_counted_from`); cannot tell →
+   `unknown`, and the task is flagged for review.
+5. A person's retry renews the bound (receipt_renew_budget): the step then looks the key up once
+   more and, if the other side still has nothing, sends again.
 """
 import hashlib
 import logging
@@ -101,7 +104,7 @@ def _resolve(receipt: Receipt, client: ExternalClient, max_sends: int, fence=Non
             return None
         if found is not None:
             return found
-        if receipt.attempts >= max_sends:
+        if receipt.attempts - receipt.sends_counted_from >= max_sends:
             receipt.error = f"still absent after {receipt.attempts} sends"
             return None
         outcome = _send(receipt, client, fence)
@@ -151,6 +154,13 @@ def _flag_task(receipt: Receipt):
                  refs=[{"receipt": str(receipt.pk), "status": receipt.status}])
     except DomainError as exc:
         log.info("task %s not flagged for receipt %s: %s", task.pk, receipt.pk, exc)
+
+
+def receipt_renew_budget(*, task_id) -> int:
+    """A person retries the task's step: its receipts still open get a fresh send budget, counted
+    from the sends made so far, so the step's next run looks each key up and may send again.
+    Runs in the caller's transaction; answers how many receipts it renewed."""
+    return Receipt.objects.filter(task_id=task_id, status__in=OPEN).update(sends_counted_from=F("attempts"))
 
 
 def receipts_open():

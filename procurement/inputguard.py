@@ -17,12 +17,13 @@ import re
 
 from django.http import HttpResponse, JsonResponse, RawPostDataException
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http.multipartparser import MultiPartParserError
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from .limits import (MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, MULTIPART_SLACK_BYTES, body_limit,
+from .limits import (MAX_FILE_NAME_CHARS, MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, MULTIPART_SLACK_BYTES, body_limit,
                      is_upload_path, upload_limit)
 
 JSON_TYPES = ("application/json",)
@@ -160,6 +161,11 @@ def _check_form_body(request, limit: int) -> None:
         raise InputRefused(_too_big(None, limit), status=413) from None
     except TooManyFieldsSent:
         raise InputRefused(_("The form has too many fields.")) from None
+    except MultiPartParserError:
+        # Django reads at most 1 KB of one part's headers: in practice a file name far too long.
+        if is_upload_path(request.path):
+            raise InputRefused(file_name_too_long(), field="file") from None
+        raise InputRefused(_("The form could not be read: it is not well-formed multipart data.")) from None
     except RawPostDataException:
         return
     _check_fields(form)
@@ -170,6 +176,11 @@ def _check_fields(fields) -> None:
         check_text(key, key)
         for value in values:
             check_text(value, key, numeric_limit=MAX_NUMERIC_TEXT_CHARS)
+
+
+def file_name_too_long() -> str:
+    return _("The file name is longer than %(limit)d characters. Rename the file and attach it again.") % {
+        "limit": MAX_FILE_NAME_CHARS}
 
 
 def file_too_big(size: int) -> str:

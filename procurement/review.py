@@ -22,7 +22,7 @@ from agentstate.errors import Conflict, DomainError, StaleVersion
 from agentstate.external import Indeterminate, Outcome
 from agentstate.machine import fire, task_note
 from agentstate.models import Receipt, Task, TaskEvent
-from agentstate.receipts import receipt_record
+from agentstate.receipts import receipt_record, receipt_renew_budget
 
 from . import erp, settling, steps, workflow
 from .people import person_label
@@ -99,6 +99,8 @@ def review_retry(*, user, task_id, expected_version: int, reason: str, approver:
     event = RETRY_EVENTS.get(task.step, "retry")
     with transaction.atomic():
         task = fire(task.pk, event, actor=_actor(user), expected_version=task.version, data=data, reason=why)
+        # A retry really sends again: the receipts' spent sends are not held against it.
+        receipt_renew_budget(task_id=task.pk)
         enqueue_advance(task.pk)
         notify_on_commit(task.pk)
     return task, said

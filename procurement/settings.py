@@ -334,16 +334,24 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
 }
 
-# Sign-in: AXES_FAILURE_LIMIT wrong passwords for one account lock it for AXES_COOLOFF_MINUTES,
-# on the login page, the admin's and the API's token endpoint alike.
+# Sign-in: AXES_FAILURE_LIMIT wrong passwords for one user name from one address lock that pair,
+# and AXES_ADDRESS_FAILURE_LIMIT from one address (any names) lock the address, for
+# AXES_COOLOFF_MINUTES, on the login page, the admin's and the API's token endpoint alike
+# (procurement.signin.PairAndAddressHandler). The owner's right password from elsewhere still works.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 30)
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
-# Either counts: one account from anywhere, or one address trying many accounts.
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# In this order: the handler reads the pair's count first, the address's second.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "procurement.signin.PairAndAddressHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_LOCKOUT_CALLABLE = "procurement.signin.lockout_response"
-AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0) or None
+# How many proxies of ours stand in front (compose: 1, the TLS proxy); the client's address is read
+# from X-Forwarded-For accordingly (procurement.signin.client_address), else every user would share
+# the proxy's address.
+AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "procurement.signin.client_address"
 
 # API tokens (`POST /api/v1/auth/token/`, `manage.py drf_create_token`) stop working this long
 # after they were made; `DELETE /api/v1/auth/token/` and offboarding revoke them at once.

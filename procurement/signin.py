@@ -1,7 +1,12 @@
-"""Sign-in lockout (django-axes): the backend that counts failures, the sign-in forms, and what
-a locked-out account is told (AXES_LOCKOUT_CALLABLE): JSON for the API, a page for the browser; 429 either
-way, with when to try again."""
+"""Sign-in lockout (django-axes): the backend that counts failures, the handler that locks a user
+name at one address and, at a higher count, the address itself, the client's address behind the
+proxies, the sign-in forms, and what a locked-out sign-in is told (AXES_LOCKOUT_CALLABLE): JSON
+for the API, a page for the browser; 429 either way, saying what is locked and for how long."""
+import ipaddress
+
 from axes.backends import AxesStandaloneBackend
+from axes.handlers.database import AxesDatabaseHandler
+from django.db.models import Sum
 from django import forms
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -14,13 +19,62 @@ from django.utils.translation import gettext as _
 from .inputguard import wants_json
 
 
+def client_address(request):
+    """The address a sign-in came from (AXES_CLIENT_IP_CALLABLE). Behind AXES_PROXY_COUNT proxies
+    the client is the entry that many places from the right of X-Forwarded-For, the one the
+    outermost proxy of ours wrote; anything left of it is what the client claimed and is not
+    believed. With no proxy, or a header shorter than that or not an address there, it is the
+    connection's own address."""
+    count = settings.AXES_IPWARE_PROXY_COUNT
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [part for part in forwarded if part]
+    if count and len(forwarded) >= count:
+        try:
+            return str(ipaddress.ip_address(forwarded[-count]))
+        except ValueError:
+            pass
+    return request.META.get("REMOTE_ADDR")
+
+
+class PairAndAddressHandler(AxesDatabaseHandler):
+    """AXES_LOCKOUT_PARAMETERS holds two counts: the user name at this address, and the address
+    alone. The first locks at AXES_FAILURE_LIMIT, the second at the higher
+    AXES_ADDRESS_FAILURE_LIMIT, so guessing one person's password from elsewhere does not lock
+    the owner out, and one address trying many names is stopped without stopping everyone.
+    django-axes compares one number with one limit: this answers the pair's count, or the limit
+    itself once the address has reached its own; request.axes_locked_by says which is locked."""
+
+    def get_failures(self, request, credentials=None):
+        pair, address = (attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+                         for attempts in self.get_user_attempts(request, credentials))
+        if address >= settings.AXES_ADDRESS_FAILURE_LIMIT:
+            request.axes_locked_by = "address"
+            return settings.AXES_FAILURE_LIMIT
+        request.axes_locked_by = "pair"
+        return pair
+
+    def reset_user_attempts(self, request, credentials=None):
+        """A right password clears its own user name's failures at this address, not the
+        address's count: one valid account must not reset an address that guesses others."""
+        pair = self.filter_user_attempts(request, credentials)[0]
+        count, _ = pair.delete()
+        return count
+
+
 def lockout_response(request, original_response=None, credentials=None):
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    message = _("Too many failed sign-ins for this account: it is locked for %(minutes)d minutes. "
-                "Try again later, or ask an admin to unlock it.") % {"minutes": minutes}
+    if getattr(request, "axes_locked_by", "pair") == "address":
+        title = _("Sign-ins from this address locked")
+        message = _("Too many failed sign-ins from this address: every sign-in from here is locked "
+                    "for %(minutes)d minutes. Try again later, or ask an admin to unlock it.")
+    else:
+        title = _("Sign-in with this user name locked")
+        message = _("Too many failed sign-ins with this user name from this address: it is locked "
+                    "here for %(minutes)d minutes. Try again later, or ask an admin to unlock it.")
+    message = message % {"minutes": minutes}
     if wants_json(request):
         return JsonResponse({"detail": message}, status=429)
-    return render(request, "registration/locked_out.html", {"message": message}, status=429)
+    return render(request, "registration/locked_out.html", {"title": title, "message": message}, status=429)
 
 
 class AxesBackend(AxesStandaloneBackend):

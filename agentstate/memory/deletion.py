@@ -6,6 +6,8 @@ learned from and everything derived from it; a tombstone keeps the id, who, when
 - Derivers (derivers.py) mask the text wherever else it was copied: summaries, other turns,
   task data and checkpoints, event reasons.
 - The deletion's own reason must not repeat the entry: it is refused with a clear message.
+  A shorter quote (a few words of it) is redacted from that reason, and from every earlier
+  reason of the entry's events, like any other copy: REDACTED stands where the words were.
 """
 import difflib
 import re
@@ -21,6 +23,7 @@ from .models import MemoryEntry, MemoryEvent, MemoryVersion
 from .services import get_entry, lock_entry
 
 REMOVED = "[removed with the entry]"
+REDACTED = "[…]"
 SOURCE_REMOVED = "[removed: memory deleted by {who} on {day}]"
 QUOTE_MIN_CHARS = 6
 
@@ -73,8 +76,9 @@ def memory_delete(*, entry, by=None, reason: str = "") -> DeletionReport:
         history = _history(row).count()
         row.versions.all().delete()
         _scrub_event_reasons(row, texts)
+        reason = redact(reason[:500], texts)
         row.content, row.status = "", MemoryEntry.Status.DELETED
-        row.deleted_by, row.deleted_at, row.delete_reason = by, timezone.now(), reason[:500]
+        row.deleted_by, row.deleted_at, row.delete_reason = by, timezone.now(), reason
         row.flag_reason, row.flagged_at = "", None
         row.save()
         events.record(row, "delete", actor=by, reason=reason)
@@ -95,6 +99,24 @@ def quotes(reason: str, text: str) -> bool:
     need = min(len(quoted), max(QUOTE_MIN_CHARS, len(quoted) // 2))
     match = difflib.SequenceMatcher(None, said, quoted, autojunk=False).find_longest_match()
     return match.size >= need
+
+
+def redact(reason: str, texts) -> str:
+    """`reason` with every run of QUOTE_MIN_CHARS or more characters that it shares with one of
+    `texts` (case and spacing aside) replaced by REDACTED; a text shorter than that, whole."""
+    for text in texts:
+        quoted = _plain(text)
+        need = min(len(quoted), QUOTE_MIN_CHARS)
+        while need and reason:
+            said = reason.casefold()
+            if len(said) != len(reason):  # a letter whose case folds to two: compare as written
+                said = reason
+            spaced = re.sub(r"\s", " ", said)
+            match = difflib.SequenceMatcher(None, spaced, quoted, autojunk=False).find_longest_match()
+            if match.size < need:
+                break
+            reason = reason[:match.a] + REDACTED + reason[match.a + match.size:]
+    return reason
 
 
 def reason_refused_if_quoting(reason: str, texts) -> None:
@@ -127,10 +149,14 @@ def _texts(row) -> list[str]:
 
 
 def _scrub_event_reasons(row, texts):
-    # A reason is free text a person typed; if it quoted the entry, it goes too.
+    # A reason is free text a person typed; if it quoted the entry, it goes too, or the quoted words.
     for text in texts:
         if len(text) <= MemoryEvent._meta.get_field("reason").max_length:
             MemoryEvent.objects.filter(entry=row, reason__contains=text).update(reason=REMOVED)
+    for event in MemoryEvent.objects.filter(entry=row).exclude(reason="").exclude(reason=REMOVED):
+        redacted = redact(event.reason, texts)
+        if redacted != event.reason:
+            MemoryEvent.objects.filter(pk=event.pk).update(reason=redacted)
 
 
 def _readable(entry, by):

@@ -35,6 +35,9 @@ class Sensitivity(models.TextChoices):
 class SourceKind(models.TextChoices):
     SESSION = "session", pgettext_lazy("memory source", "a chat turn")
     ADMIN = "admin", pgettext_lazy("memory source", "written directly by a person")
+    # Proposed by a person outside a chat (the memory page, the API), waiting for confirmation;
+    # created_by says who.
+    PROPOSAL = "proposal", pgettext_lazy("memory source", "proposed by a person")
     SYSTEM = "system", pgettext_lazy("memory source", "the runtime")
 
 

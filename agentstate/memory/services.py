@@ -35,7 +35,9 @@ def memory_propose(*, by=None, content: str, turn=None, entry=None, scope: str =
     if by is not None and not policy.current().may_propose(by, scope, subject):
         raise NotPermitted(f"You may not propose {scope} memory for {subject or 'the organisation'}.")
     check_subject(scope, subject)
-    source = SourceKind.SESSION if turn is not None else (SourceKind.ADMIN if by is not None else SourceKind.SYSTEM)
+    # What it is: learned in a chat, proposed by `by` elsewhere, or the runtime's; never "admin",
+    # which is what a direct write (memory_create) says.
+    source = SourceKind.SESSION if turn is not None else (SourceKind.PROPOSAL if by is not None else SourceKind.SYSTEM)
     with transaction.atomic():
         new = _insert(by=by, scope=scope, subject=subject, kind=kind, content=text, sensitivity=sensitivity,
                       valid_from=valid_from, valid_until=valid_until, status=Status.PROPOSED, source=source,

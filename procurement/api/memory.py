@@ -40,7 +40,7 @@ class MemoryEntrySerializer(serializers.ModelSerializer):
         if entry.source_kind == "session":
             source |= {"session": entry.source_session_id and str(entry.source_session_id),
                        "turn": entry.source_turn_id}
-        elif entry.source_kind == "admin":
+        elif entry.source_kind in ("admin", "proposal"):
             source["by"] = entry.created_by.get_username() if entry.created_by else None
         return source
 

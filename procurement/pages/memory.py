@@ -201,7 +201,7 @@ def _source(user, entry) -> dict:
             source["href"] = reverse("chat-page", args=[session.pk])
         elif user.is_superuser:
             source["href"] = reverse("api:session-detail", args=[session.pk])  # the turns, for admins
-    elif entry.source_kind == "admin":
+    elif entry.source_kind in ("admin", "proposal"):
         source["by"] = entry.created_by
     return source
 

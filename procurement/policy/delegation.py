@@ -40,14 +40,26 @@ def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | 
                 _("You already have a delegation to %(delegate)s from %(starts)s to %(ends)s; the dates may not "
                   "overlap.") % {"delegate": clash.delegate.get_username(), "starts": clash.starts,
                                  "ends": clash.ends})
+    if starts and ends and delegate is not None and not errors:
+        # Each standing in for the other on the same day: nobody would decide either's approvals.
+        back = Delegation.objects.filter(delegator=delegate, delegate=delegator, starts__lte=ends,
+                                         ends__gte=starts).first()
+        if back is not None:
+            errors.setdefault("delegate", []).append(
+                _("%(name)s has delegated to you from %(starts)s to %(ends)s; two people cannot stand in for each "
+                  "other on the same days. Choose someone else or other dates.")
+                % {"name": delegate.get_username(), "starts": back.starts, "ends": back.ends})
     return errors
 
 
 def delegation_create(*, delegator, delegate_username: str, starts: date, ends: date) -> Delegation:
     delegate = get_user_model().objects.filter(username=delegate_username).first()
     with transaction.atomic():
-        # One delegator's delegations are written one at a time, so two overlapping ones cannot both pass.
-        get_user_model().objects.select_for_update().filter(pk=delegator.pk).first()
+        # One delegator's delegations are written one at a time, so two overlapping ones cannot both
+        # pass; the delegate's row too (in id order), so two people delegating to each other at the
+        # same moment do not both pass either.
+        people = [delegator.pk] + ([delegate.pk] if delegate is not None else [])
+        list(get_user_model().objects.select_for_update().filter(pk__in=people).order_by("pk"))
         errors = delegation_errors(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
         if delegate is None:
             errors.setdefault("delegate", []).insert(0, _("No such person: %(name)s.") % {"name": delegate_username})

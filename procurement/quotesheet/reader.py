@@ -2,7 +2,12 @@
 
 The content decides what a file is, never its name: an XLSX is a ZIP holding a workbook, a CSV
 is text (UTF-8, or Big5 as Excel in Taiwan saves it). Formulas are never calculated: a cell
-is read as what was typed, so "=B2*1.05" is that text, and a price must be a typed number."""
+is read as what was typed, so "=B2*1.05" is that text, and a price must be a typed number.
+
+A workbook's XML never needs a DOCTYPE: one that declares any (entities that expand, "billion
+laughs", or point outside) is refused before openpyxl reads it, and openpyxl itself parses
+through defusedxml (it uses it when installed). Any error while the rows are read is a refusal
+too, never an exception out of here."""
 import csv
 import io
 import re
@@ -96,6 +101,9 @@ def _xlsx_cells(content: bytes) -> list[list[str]]:
             if sum(info.file_size for info in archive.infolist()) > MAX_INFLATED_BYTES:
                 raise SheetRefused(_("The workbook unpacks to more than %(mb)d MB; it is not read.")
                                    % {"mb": MAX_INFLATED_BYTES // (1024 * 1024)}, status=413)
+            if any(_declares_entities(archive, name) for name in names if name.endswith((".xml", ".rels"))):
+                raise SheetRefused(_("The workbook's XML declares entities (a DOCTYPE), which a spreadsheet never "
+                                     "needs; it is not read. Save it again from Excel and attach it."))
         # read_only: streamed; data_only=False: a formula cell gives its formula, never a cached result.
         book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=False)
     except SheetRefused:
@@ -111,8 +119,25 @@ def _xlsx_cells(content: bytes) -> list[list[str]]:
                 break
             table.append([_cell_text(v) for v in values])
         return table
+    except SheetRefused:
+        raise
+    except Exception:  # the sheet's XML is parsed here, lazily: a broken part is no spreadsheet
+        raise _not_a_sheet() from None
     finally:
         book.close()
+
+
+def _declares_entities(archive: zipfile.ZipFile, name: str) -> bool:
+    """Whether the part has a DOCTYPE or an ENTITY declaration. Inside XML text a "<" is always
+    escaped, so the bytes "<!DOCTYPE" or "<!ENTITY" can only be markup (or a comment, refused too)."""
+    with archive.open(name) as part:
+        tail = b""
+        while chunk := part.read(64 * 1024):
+            window = (tail + chunk).upper()
+            if b"<!DOCTYPE" in window or b"<!ENTITY" in window:
+                return True
+            tail = chunk[-16:]
+    return False
 
 
 def _cell_text(value) -> str:

@@ -18,10 +18,12 @@ from agentstate.errors import Conflict, DomainError
 from agentstate.machine import fire
 
 from .. import workflow
+from ..inputguard import file_name_too_long
+from ..limits import MAX_FILE_NAME_CHARS
 from ..models import Quote, Supplier
 from ..services import request_draft_save
 from . import checks
-from .reader import read_sheet
+from .reader import SheetRefused, read_sheet
 from .state import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401
 
 ARTIFACT_NAME = "quote sheet"
@@ -51,6 +53,8 @@ def quote_sheet_attach(*, user, content: bytes, filename: str, content_type: str
                        session=None, fields: dict | None = None) -> Attached:
     """See the module docstring. `task` is the draft to attach to; without one a draft is started
     (in `session`, if given) with the draft `fields` given. Only a draft takes a sheet: Conflict otherwise."""
+    if len(filename) > MAX_FILE_NAME_CHARS:
+        raise SheetRefused(file_name_too_long())
     rows = read_sheet(content)
     if task is not None and task.state != workflow.DRAFT:
         raise Conflict(f"A quote sheet is attached while drafting; this request is {task.state}.",

@@ -7,6 +7,8 @@ engine's memory selectors consult; the reads pages and API use are re-exported h
   membership there, or Department.manager) writes and confirms, admins do everything;
   confidential department entries are read by its managers and admins only;
 - organisation scope: every active user reads and proposes, admins write and confirm.
+A proposed entry, not yet confirmed, is read only by the person who proposed it and by those
+who may confirm it (the person it concerns, the department's managers, admins).
 A departed (inactive) user reads nothing; their own entries are thereby readable by admins only.
 """
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from django.db.models import Q
 
 from agentstate.errors import NotPermitted
 from agentstate.memory import policy
-from agentstate.memory.models import Scope, Sensitivity
+from agentstate.memory.models import MemoryEntry, Scope, Sensitivity
 from agentstate.memory.selectors import entry_for, memory_entries_for, memory_history, memory_uses  # noqa: F401
 from agentstate.models import Task
 
@@ -69,14 +71,19 @@ class ProcurementMemoryPolicy:
         if not who.active:
             return Q(pk__in=[])
         ordinary = Q(subject__in=who.member_of) & ~Q(sensitivity=Sensitivity.CONFIDENTIAL)
-        return (Q(scope=Scope.USER, subject=who.username)
-                | Q(scope=Scope.DEPARTMENT) & (ordinary | Q(subject__in=who.manages))
-                | Q(scope=Scope.ORGANISATION))
+        confirms = Q(scope=Scope.USER, subject=who.username) | Q(scope=Scope.DEPARTMENT, subject__in=who.manages)
+        settled = ~Q(status=MemoryEntry.Status.PROPOSED) | Q(created_by=user) | confirms
+        return settled & (Q(scope=Scope.USER, subject=who.username)
+                          | Q(scope=Scope.DEPARTMENT) & (ordinary | Q(subject__in=who.manages))
+                          | Q(scope=Scope.ORGANISATION))
 
     def may_read(self, user, entry):
         who = viewer(user)
         if who.admin or not who.active:
             return who.admin
+        if (entry.status == MemoryEntry.Status.PROPOSED and entry.created_by_id != user.pk
+                and not self.may_confirm(user, entry)):
+            return False
         if entry.scope == Scope.USER:
             return entry.subject == who.username
         if entry.scope == Scope.DEPARTMENT:

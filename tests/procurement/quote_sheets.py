@@ -51,3 +51,20 @@ def csv_bytes(rows=None, header=None, encoding="utf-8") -> bytes:
     writer.writerow(header or HEADER)
     writer.writerows(TWENTY if rows is None else rows)
     return buffer.getvalue().encode(encoding)
+
+
+def entity_bomb_xlsx() -> bytes:
+    """A workbook whose sheet XML declares nested entities ("billion laughs"), the rest a real sheet."""
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(xlsx_bytes()))
+    entities = '<!ENTITY a0 "lol">' + "".join(f'<!ENTITY a{n} "{f"&a{n - 1};" * 10}">' for n in range(1, 10))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as bomb:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                text = data.decode()
+                data = (f"<!DOCTYPE worksheet [{entities}]>" + text.replace("<v>34500</v>", "<v>&a9;</v>", 1)).encode()
+            bomb.writestr(info, data)
+    return buffer.getvalue()

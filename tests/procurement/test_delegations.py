@@ -118,6 +118,19 @@ def test_bad_delegations_are_refused_field_by_field_in_the_callers_language(demo
     assert Delegation.objects.count() == 1
 
 
+@pytest.mark.parametrize("language, words", [("en", "two people cannot stand in for each other"),
+                                              ("zh-hant", "兩人不能在同一段日期互為代理人")])
+def test_two_people_delegating_to_each_other_over_overlapping_days_is_refused(demo, language, words):
+    today = timezone.localdate()
+    assert delegate(demo["bob"], "dave", starts=today, ends=today + timedelta(days=6)).status_code == 201
+    refused = delegate(demo["dave"], "bob", starts=today + timedelta(days=6), ends=today + timedelta(days=9),
+                       language=language)
+    assert refused.status_code == 400 and words in refused.json()["errors"]["delegate"][0]
+    assert Delegation.objects.count() == 1
+    later = delegate(demo["dave"], "bob", starts=today + timedelta(days=7), ends=today + timedelta(days=9))
+    assert later.status_code == 201
+
+
 def test_only_the_delegator_ends_a_delegation(demo):
     made = delegate(demo["bob"], "dave").json()
     assert api(demo["dave"]).delete(f"{DELEGATIONS}{made['id']}/").status_code == 404

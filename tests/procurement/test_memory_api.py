@@ -208,3 +208,22 @@ def test_a_pending_change_is_shown_in_the_history_and_confirm_applies_it(entries
     assert (body["content"], body["history"][-1]["status"]) == ("Alice prefers Excel", "pending")
     confirmed = alice.post(f"{MEMORY}{entry.pk}/confirm/", {"version": 1}, format="json").json()
     assert (confirmed["content"], confirmed["version"]) == ("Alice prefers PDF now", 2)
+
+
+def test_a_requesters_organisation_proposal_names_her_and_only_she_and_admins_read_it(demo):
+    erin = client_for(demo["erin"])
+    created = erin.post(MEMORY, {"scope": "organisation", "subject": "", "kind": "fact",
+                                 "content": "All laptops come from Zq8 Computers"}, format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert body["status"] == "proposed" and body["source"] == {"kind": "proposal", "by": "erin"}
+    url = f"{MEMORY}{body['id']}/"
+    assert erin.get(url).status_code == 200
+    assert client_for(demo["carol"]).get(url).status_code == 200  # an admin, who may confirm it
+    for other in ("alice", "bob", "dave"):
+        client = client_for(demo[other])
+        assert client.get(url).status_code == 404
+        assert body["id"] not in [e["id"] for e in client.get(MEMORY).json()["results"]]
+    memory_confirm_by_carol = client_for(demo["carol"]).post(f"{url}confirm/", {}, format="json")
+    assert memory_confirm_by_carol.status_code == 200
+    assert client_for(demo["alice"]).get(url).status_code == 200  # confirmed: everyone's

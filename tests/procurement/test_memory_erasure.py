@@ -57,6 +57,13 @@ def test_deleting_a_memory_learned_in_chat_leaves_its_text_nowhere(demo, learned
     assert (tomb.status, tomb.content, tomb.delete_reason) == ("deleted", "", "alice asked us to forget it")
 
 
+def test_a_reason_quoting_a_few_words_of_the_memory_keeps_none_of_them(demo, learned):
+    carol(demo).post(reverse("memory-delete", args=[learned.pk]), {"reason": "the Zq7 Warehouse closed"})
+    tomb = MemoryEntry.objects.get(pk=learned.pk)
+    assert tomb.status == "deleted" and tomb.delete_reason == "[…]closed"
+    assert where_text_is("Zq7") == [] and where_text_is("Warehouse") == []
+
+
 def test_a_reason_that_quotes_the_memory_is_refused_on_the_page(demo, learned):
     response = carol(demo).post(reverse("memory-delete", args=[learned.pk]),
                                 {"reason": "wrong: always deliver to the Zq7 warehouse"})

@@ -12,7 +12,7 @@ from agentstate.artifacts.models import Blob
 from agentstate.models import Approval, Session, Task, TaskEvent
 from procurement.quotesheet.chat import chat_attach
 from tests.procurement.chat.support import talk
-from tests.procurement.quote_sheets import HSINCHU, csv_bytes, row, xlsx_bytes
+from tests.procurement.quote_sheets import HSINCHU, csv_bytes, entity_bomb_xlsx, row, xlsx_bytes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -126,6 +126,44 @@ def test_the_api_refuses_bad_files_in_the_callers_language(demo, session, conten
     assert response.status_code == status and words in response.json()["detail"]
     assert response.json()["errors"]["file"]
     assert Blob.objects.count() == 0 and Task.objects.count() == 0 and session.turns.count() == 0
+
+
+def test_a_sheet_declaring_nested_entities_is_refused_with_400_on_the_api_and_the_chat_page(demo, session):
+    bomb = entity_bomb_xlsx()
+    response = api_for(demo["alice"]).post(f"/api/v1/sessions/{session.pk}/attachments/",
+                                           {"file": upload(bomb), "text": "請檢查"}, format="multipart", **ZH)
+    assert response.status_code == 400 and "實體" in response.json()["detail"]
+    assert response.json()["errors"]["file"]
+    page = client_for(demo["alice"]).post(f"/chat/{session.pk}/attachments/", {"file": upload(bomb)}, **HX, **ZH)
+    assert page.status_code == 400 and "實體" in page.content.decode()
+    assert Blob.objects.count() == 0 and session.turns.count() == 0
+
+
+def multipart_with_name(name: str) -> bytes:
+    # Built by hand: the test client's uploaded file cuts its own name to 255 characters first.
+    return (f'--x\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            f"Content-Type: text/csv\r\n\r\n").encode() + csv_bytes(CLEAN) + b"\r\n--x--\r\n"
+
+
+@pytest.mark.parametrize("length", [201, 300, 1000])
+def test_a_long_file_name_is_refused_as_json_on_the_api_and_as_a_message_on_the_page(demo, session, length):
+    body = multipart_with_name("q" * (length - 4) + ".csv")
+    kind = "multipart/form-data; boundary=x"
+    response = api_for(demo["alice"]).generic("POST", f"/api/v1/sessions/{session.pk}/attachments/", body,
+                                              content_type=kind, **ZH)
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    assert "檔名超過 200 個字元" in response.json()["detail"] and response.json()["errors"]["file"]
+    page = client_for(demo["alice"]).generic("POST", f"/chat/{session.pk}/attachments/", body, content_type=kind,
+                                             **HX, **ZH)
+    assert page.status_code == 400 and "檔名超過 200 個字元" in page.content.decode()
+    assert Blob.objects.count() == 0 and session.turns.count() == 0
+
+
+def test_a_name_of_two_hundred_characters_is_kept_whole(demo, session):
+    name = "q" * 196 + ".csv"
+    response = api_for(demo["alice"]).generic("POST", f"/api/v1/sessions/{session.pk}/attachments/",
+                                              multipart_with_name(name), content_type="multipart/form-data; boundary=x")
+    assert response.status_code == 201 and response.json()["artifact"]["filename"] == name
 
 
 def test_the_api_without_a_file_is_400(demo, session):

@@ -59,3 +59,32 @@ def test_a_compensation_failing_against_a_down_erp_gives_up_into_review_with_the
     assert state_of(task) == "cancelled"
     assert [r["status"] for r in erp_server.requisitions()] == ["cancelled"]
     assert TaskEvent.objects.filter(task_id=task.pk, event="cancel", actor="carol").exists()
+
+
+def test_a_persons_retry_on_a_real_worker_sends_again_once_the_erp_has_recovered(
+        demo, celery_worker_proc, erp_server):
+    """The ERP answers every requisition with 503 (the receipt's 3 sends are spent, the lookups say
+    "absent"): needs_review. The ERP recovers; carol retries the step; the worker looks the key
+    up once more, sends with a fresh budget and the request goes on to its approval."""
+    from agentstate.models import Receipt
+
+    worker = celery_worker_proc
+    erp_server.fault(mode="error", path="/requisitions", method="POST")
+    worker.start({"AGENT_MAX_ATTEMPTS": str(MAX_ATTEMPTS), "AGENT_RETRY_BACKOFF_SECONDS": "1"})
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    worker.wait_for(lambda: state_of(task) == "needs_review", TIMEOUT, interval=0.3, what="needs_review")
+    [receipt] = Receipt.objects.filter(task_id=task.pk)
+    assert receipt.status == "unknown" and "still absent after 3 sends" in receipt.error
+    erp_server.clear_faults()
+
+    in_review = Task.objects.get(pk=task.pk)
+    review.review_retry(user=demo["carol"], task_id=task.pk, expected_version=in_review.version,
+                        reason="gateway fixed")
+
+    worker.wait_for(lambda: state_of(task) == "awaiting_approval", TIMEOUT, interval=0.3, what="awaiting_approval")
+    receipt.refresh_from_db()
+    assert receipt.status == "confirmed" and receipt.sends_counted_from == 3 and receipt.attempts == 4
+    assert len(erp_server.requisitions()) == 1
+    assert not TaskEvent.objects.filter(task_id=task.pk, event="outcome_unknown", id__gt=TaskEvent.objects.get(
+        task_id=task.pk, event="retry").id).exists()

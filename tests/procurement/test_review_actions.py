@@ -145,6 +145,22 @@ def test_retry_runs_the_failed_step_again_with_who_and_why(demo, erp, eager):
     assert len(erp.requisitions()) == 1
 
 
+def test_a_retry_after_the_sends_were_spent_looks_up_and_sends_again_with_a_fresh_budget(demo, erp, eager):
+    erp.fault(mode="error", path="/requisitions", method="POST")  # 503 to every send; lookups answer "absent"
+    task = fresh(submit(demo["alice"]))
+    assert task.state == "needs_review", history(task)
+    [receipt] = Receipt.objects.filter(task_id=task.pk)
+    assert (receipt.status, receipt.attempts) == ("unknown", 3) and "still absent after 3 sends" in receipt.error
+    erp.clear_faults()
+
+    review.review_retry(user=demo["carol"], task_id=task.pk, expected_version=task.version, reason="gateway fixed")
+
+    assert fresh(task).state == "awaiting_approval", history(task)
+    receipt.refresh_from_db()
+    assert (receipt.status, receipt.attempts, receipt.sends_counted_from) == ("confirmed", 4, 3)
+    assert len(erp.requisitions()) == 1
+
+
 # -- cancel with compensation ------------------------------------------------------------
 
 def test_cancel_while_the_order_is_in_doubt_and_the_erp_holds_it__ordered_never_cancelled(demo, erp, eager):

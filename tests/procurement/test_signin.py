@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 TOKEN_URL = "/api/v1/auth/token/"
 
 
-def login(client, password):
-    return client.post("/accounts/login/", {"username": "alice", "password": password})
+def login(client, password, username="alice"):
+    return client.post("/accounts/login/", {"username": username, "password": password})
 
 
 def test_thirty_wrong_passwords_lock_the_account_even_for_the_right_one(demo, settings):
@@ -30,8 +30,58 @@ def test_thirty_wrong_passwords_lock_the_account_even_for_the_right_one(demo, se
     assert login(client, "wrong").status_code == 429
     refused = login(client, "demo")
     assert refused.status_code == 429
-    assert "locked for 15 minutes" in refused.content.decode()
+    assert "with this user name from this address" in refused.content.decode()
+    assert "locked here for 15 minutes" in refused.content.decode()
     assert "_auth_user_id" not in client.session
+
+
+def test_guessing_a_persons_password_from_other_addresses_does_not_lock_the_owner_out(demo, settings):
+    for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+        guesser = Client(REMOTE_ADDR=address)
+        for _ in range(settings.AXES_FAILURE_LIMIT):
+            login(guesser, "wrong", username="dave")
+    assert login(Client(REMOTE_ADDR="10.0.0.1"), "demo", username="dave").status_code == 429
+    owner = Client(REMOTE_ADDR="10.9.9.9")
+    assert login(owner, "demo", username="dave").status_code == 302
+    token = APIClient(REMOTE_ADDR="10.9.9.9").post(TOKEN_URL, {"username": "dave", "password": "demo"}, format="json")
+    assert token.status_code == 200 and token.json()["token"]
+
+
+def test_many_names_from_one_address_lock_the_address_only_at_its_own_higher_limit(demo, settings):
+    assert settings.AXES_ADDRESS_FAILURE_LIMIT > settings.AXES_FAILURE_LIMIT
+    client = Client(REMOTE_ADDR="10.0.0.7")
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        login(client, "wrong", username=f"nobody{n}")
+    assert login(client, "demo").status_code == 302  # alice, from the same address
+    client = Client(REMOTE_ADDR="10.0.0.7")
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT - settings.AXES_FAILURE_LIMIT):
+        login(client, "wrong", username=f"other{n}")
+    refused = login(client, "demo", username="erin")
+    assert refused.status_code == 429
+    page = refused.content.decode()
+    assert "from this address: every sign-in from here is locked" in page and "this account" not in page
+    assert login(Client(REMOTE_ADDR="10.0.0.8"), "demo", username="erin").status_code == 302
+
+
+def test_the_address_lock_answers_in_chinese_on_the_api(demo, settings):
+    settings.AXES_ADDRESS_FAILURE_LIMIT = 3
+    client = APIClient(REMOTE_ADDR="10.0.0.9", HTTP_ACCEPT_LANGUAGE="zh-hant")
+    for n in range(3):
+        client.post(TOKEN_URL, {"username": f"x{n}", "password": "bad"}, format="json")
+    refused = client.post(TOKEN_URL, {"username": "alice", "password": "demo"}, format="json")
+    assert refused.status_code == 429
+    assert "此位址" in refused.json()["detail"] and "帳號" not in refused.json()["detail"]
+
+
+def test_behind_one_proxy_each_client_is_counted_at_its_own_address(demo, settings):
+    settings.AXES_IPWARE_PROXY_COUNT = 1
+    proxy = {"REMOTE_ADDR": "172.18.0.5"}
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        login(Client(**proxy, HTTP_X_FORWARDED_FOR="203.0.113.7"), "wrong")
+    assert login(Client(**proxy, HTTP_X_FORWARDED_FOR="203.0.113.7"), "demo").status_code == 429
+    # A made-up entry left of the proxy's own does not move the guesser to a new address.
+    assert login(Client(**proxy, HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7"), "demo").status_code == 429
+    assert login(Client(**proxy, HTTP_X_FORWARDED_FOR="198.51.100.2"), "demo").status_code == 302
 
 
 def test_fewer_wrong_passwords_do_not_lock_and_the_right_one_signs_in(demo):
