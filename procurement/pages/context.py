@@ -13,15 +13,15 @@ class Nav:
     def is_decider(self) -> bool:
         return selectors.is_decider(self.user)
 
+
     @cached_property
     def unread_notices(self) -> int:
         return notices_unread_count(self.user)
-
-
     @cached_property
     def may_review(self) -> bool:
-        """Admins and managers act on the work queue (the view checks each task again)."""
-        return self.user.is_authenticated and (self.user.is_superuser or self.is_decider)
+        """Admins, directors and managers act on the work queue (the view checks each task again)."""
+        return self.user.is_authenticated and (
+            self.user.is_superuser or (self.is_decider and selectors.uses_review_queue(self.user)))
 
 
 def nav(request):

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from agentstate.errors import DomainError, NotFound
 
 from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
-from ..selectors.roles import approvers
+from ..selectors.roles import approvers, uses_delegations
 
 
 # A date input reads and writes ISO dates whatever the page's language ("2026-11-30", not 2026年11月30日).
@@ -50,6 +50,8 @@ class DelegationForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def delegations_page(request):
+    if not uses_delegations(request.user):
+        raise Http404("No such page.")
     today = timezone.localdate()
     form = DelegationForm(request.POST or None, user=request.user, initial={"starts": today, "ends": today})
     status = 200

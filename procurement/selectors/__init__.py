@@ -38,9 +38,10 @@ from .queue import (  # noqa: F401
     review_task_for,
     review_tasks_for,
     reviewers_of,
+    uses_review_queue,
     why_in_review,
 )
-from .roles import approvers, decides_for, is_decider  # noqa: F401
+from .roles import approvers, decides_for, is_decider, uses_delegations  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,
     own_open_session,

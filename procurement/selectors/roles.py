@@ -22,6 +22,14 @@ def is_decider(user) -> bool:
         or bool(stands_in_for(user)))
 
 
+def uses_delegations(user) -> bool:
+    """Is the delegation page one for `user`: an admin, anyone who could decide approvals (so could
+    name someone to decide them), or someone standing in for one today. A requester has nothing to
+    delegate: for her the page does not exist (404)."""
+    return user.is_authenticated and (user.is_superuser or is_decider(user)
+                                      or approvers().filter(pk=user.pk).exists())
+
+
 def decides_for(user, department_code: str) -> bool:
     """A manager or director of that department, or a director of every department."""
     return deciding_memberships(user).filter(Q(department__code=department_code) | Q(department__isnull=True)).exists()

@@ -238,3 +238,13 @@ def test_a_page_reads_todays_delegations_once(demo, erp, eager):
         assert "Waiting for approval by Bob Wang (or Dave Huang, standing in)" in body
         reads = [q["sql"] for q in queries.captured_queries if 'FROM "procurement_delegation"' in q["sql"]]
         assert len(reads) == 1, reads
+
+
+def test_requesters_have_no_delegation_page_and_no_link_to_one(demo):
+    for requester in ("alice", "erin"):
+        client = Client()
+        client.force_login(demo[requester])
+        assert client.get(reverse("delegations")).status_code == 404
+        assert client.post(reverse("delegations"), {"delegate": "bob"}).status_code == 404
+        assert f'href="{reverse("delegations")}"' not in client.get(reverse("my-requests")).content.decode()
+    assert f'href="{reverse("delegations")}"' in page(demo["bob"], reverse("delegations"))
