@@ -10,8 +10,12 @@ class Nav:
         self.user = user
 
     @cached_property
+    def roles(self) -> set[str]:
+        return selectors.roles_held(self.user)
+
+    @cached_property
     def is_decider(self) -> bool:
-        return selectors.is_decider(self.user)
+        return selectors.is_decider(self.user, self.roles)
 
 
     @cached_property
@@ -20,8 +24,8 @@ class Nav:
     @cached_property
     def may_review(self) -> bool:
         """Admins, directors and managers act on the work queue (the view checks each task again)."""
-        return self.user.is_authenticated and (
-            self.user.is_superuser or (self.is_decider and selectors.uses_review_queue(self.user)))
+        return self.user.is_authenticated and self.user.is_active and (
+            self.user.is_superuser or bool(self.roles & set(selectors.DECIDING)))
 
 
 def nav(request):

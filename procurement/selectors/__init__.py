@@ -27,6 +27,7 @@ from .approvals import (  # noqa: F401
     may_decide,
     on_route,
     previous_scope,
+    purpose_at,
     routed_to,
     said_since,
     scope_changes,
@@ -41,7 +42,7 @@ from .queue import (  # noqa: F401
     uses_review_queue,
     why_in_review,
 )
-from .roles import approvers, decides_for, is_decider, uses_delegations  # noqa: F401
+from .roles import DECIDING, approvers, decides_for, is_decider, roles_held, uses_delegations  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,
     own_open_session,

@@ -13,13 +13,23 @@ def deciding_memberships(user):
     return Membership.objects.filter(user=user, role__in=DECIDING)
 
 
-def is_decider(user) -> bool:
-    """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs."""
+def roles_held(user) -> set[str]:
+    """The roles `user` holds anywhere, in one query (the page header asks several questions of them)."""
+    if not user.is_authenticated:
+        return set()
+    return set(Membership.objects.filter(user=user).values_list("role", flat=True))
+
+
+def is_decider(user, roles: set[str] | None = None) -> bool:
+    """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs.
+    `roles`: roles_held(user), when already read."""
     from .delegations import stands_in_for
 
-    return user.is_authenticated and (
-        Membership.objects.filter(user=user, role__in=APPROVER_ROLES).exists()
-        or bool(stands_in_for(user)))
+    if not user.is_authenticated:
+        return False
+    if roles is not None:
+        return bool(roles & set(APPROVER_ROLES)) or bool(stands_in_for(user))
+    return Membership.objects.filter(user=user, role__in=APPROVER_ROLES).exists() or bool(stands_in_for(user))
 
 
 def uses_delegations(user) -> bool:
