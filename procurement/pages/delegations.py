@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agentstate.errors import DomainError, NotFound
 
+from ..people import person_label
 from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
 from ..selectors.roles import approvers, uses_delegations
 
@@ -34,8 +35,10 @@ class DelegationForm(forms.Form):
         # Offered: the approvers other than oneself (only they could decide one's approvals). Anyone
         # active stays a valid value, so that posting oneself or a requester is answered with the reason
         # (delegation_errors), not a bare "invalid choice".
-        offered = {str(name) for name in approvers().exclude(pk=user.pk).values_list("username", flat=True)}
-        field.widget.choices = [(value, name) for value, name in field.choices if not value or str(value) in offered]
+        # Each by the name people know them by (「Dave Huang」), not their user name.
+        offered = approvers().exclude(pk=user.pk).order_by("username")
+        field.widget.choices = [("", field.empty_label)] + [(person.username, person_label(person))
+                                                            for person in offered]
 
     def clean(self):
         data = super().clean()

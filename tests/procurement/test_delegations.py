@@ -208,6 +208,13 @@ def test_the_page_refuses_a_requester_as_delegate_and_keeps_the_form(demo, langu
     assert not Delegation.objects.exists()
 
 
+def test_the_delegate_picker_names_people_by_their_names(demo):
+    html = page(demo["bob"], reverse("delegations"))
+    [picker] = re.findall(r'<select name="delegate".*?</select>', html, re.S)
+    assert re.findall(r'<option value="([^"]+)">([^<]+)</option>', picker) == [
+        ("carol", "Carol Wu"), ("dave", "Dave Huang"), ("frank", "Frank Chang")]
+
+
 def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
     from procurement.policy.models import ApprovalPolicy
     from procurement.policy.rules import current_policy
