@@ -160,6 +160,8 @@ class Store:
                 " VALUES (?, ?, ?, ?, 'issued', ?, ?)",
                 (order_id, key, body_print, requisition_id, json.dumps(data), _now()),
             )
+            # The requisition is now ordered, as a real ERP shows it (no longer waiting for approval).
+            db.execute("UPDATE requisitions SET status = 'ordered' WHERE id = ?", (requisition_id,))
             _log_write(db, "purchase_order.issue", order_id)
             row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
         return _purchase_order(row), True

@@ -3,6 +3,7 @@ actions that change a purchase task in the admin, each a transition with who and
 from types import SimpleNamespace
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import F, OuterRef, Subquery
 from django.template.response import TemplateResponse
@@ -21,7 +22,7 @@ from agentstate.models import Task
 
 from . import labels, offboarding, review, sentences, services, workflow
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
-                     Supplier)
+                     Supplier, UserPreference)
 
 
 def _department_of_code(code: str) -> str:
@@ -334,12 +335,30 @@ User = get_user_model()
 admin.site.unregister(User)
 
 
+class LanguageForm(forms.ModelForm):
+    language = forms.ChoiceField(label=gettext_lazy("Language"), choices=settings.LANGUAGES)
+
+    class Meta:
+        model = UserPreference
+        fields = ["language"]
+
+
+class LanguageInline(admin.StackedInline):
+    """The language of a person's pages, mail and notices, set before she ever signs in (someone
+    whose first mail must be in Traditional Chinese); she can change it in the page header."""
+    model = UserPreference
+    form = LanguageForm
+    can_delete = False
+    verbose_name = verbose_name_plural = gettext_lazy("Language")
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     """Django's user admin plus offboarding and erasure (procurement/offboarding.py), each
-    confirmed on a page that says what it does."""
+    confirmed on a page that says what it does; and the person's language."""
 
     actions = ["offboard", "erase"]
+    inlines = [LanguageInline]
     list_filter = ("is_staff", "is_superuser", "is_active", RoleGroupFilter)
     ACTION_TITLES = {"offboard": gettext_lazy("Offboard"), "erase": gettext_lazy("Erase")}
 

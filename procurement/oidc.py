@@ -7,7 +7,8 @@ provider's JWKS), audience (our client id), issuer (when OIDC_OP_ISSUER is set) 
 failure signs nobody in and creates nothing. Directory groups map to department roles through
 OIDC_GROUP_MAP; at every sign-in the roles the map governs are set to what the groups give, so
 someone removed from a group loses its role. Roles the map does not mention (and admins) stay
-local."""
+local. The standard `locale` claim ("zh-TW", "zh-Hant", "en-US") gives a person's language when
+she has none saved yet, so her first mail is in it; her own choice in the page header wins."""
 import logging
 from decimal import Decimal
 
@@ -17,9 +18,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, SuspiciousOperation
 from django.db import transaction
 from django.http import Http404
+from django.utils.translation import get_supported_language_variant
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
+from .language import user_language_remember
 from .models import Department, Membership
 
 log = logging.getLogger(__name__)
@@ -43,6 +46,24 @@ def group_map() -> dict[str, list[dict]]:
             mapped.setdefault(group, []).append({"department": entry.get("department") or None, "role": entry["role"],
                                                  "approval_limit": Decimal(str(entry.get("approval_limit") or 0))})
     return mapped
+
+
+# Chinese as written in Taiwan, Hong Kong and Macau reads Traditional; other Chinese (zh-CN,
+# zh-Hans, a bare "zh") is not guessed at.
+TRADITIONAL = ("zh-tw", "zh-hk", "zh-mo", "zh-hant")
+
+
+def language_from_locale(locale) -> str | None:
+    """The site language for an OIDC `locale` claim (BCP 47, "zh-TW", "zh_Hant_TW"), or None."""
+    if not isinstance(locale, str) or not locale.strip():
+        return None
+    tag = locale.strip().replace("_", "-").lower()
+    if tag.startswith("zh"):
+        return "zh-hant" if tag.startswith(TRADITIONAL) else None
+    try:
+        return get_supported_language_variant(tag.split("-")[0])
+    except LookupError:
+        return None
 
 
 def roles_sync(user, groups) -> None:
@@ -103,6 +124,9 @@ class DirectoryBackend(OIDCAuthenticationBackend):
     def update_user(self, user, claims):
         groups = claims.get(settings.OIDC_GROUPS_CLAIM) or []
         roles_sync(user, [g for g in groups if isinstance(g, str)])
+        language = language_from_locale(claims.get("locale"))
+        if language:
+            user_language_remember(user=user, language=language)
         return user
 
 

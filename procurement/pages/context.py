@@ -10,18 +10,22 @@ class Nav:
         self.user = user
 
     @cached_property
+    def roles(self) -> set[str]:
+        return selectors.roles_held(self.user)
+
+    @cached_property
     def is_decider(self) -> bool:
-        return selectors.is_decider(self.user)
+        return selectors.is_decider(self.user, self.roles)
+
 
     @cached_property
     def unread_notices(self) -> int:
         return notices_unread_count(self.user)
-
-
     @cached_property
     def may_review(self) -> bool:
-        """Admins and managers act on the work queue (the view checks each task again)."""
-        return self.user.is_authenticated and (self.user.is_superuser or self.is_decider)
+        """Admins, directors and managers act on the work queue (the view checks each task again)."""
+        return self.user.is_authenticated and self.user.is_active and (
+            self.user.is_superuser or bool(self.roles & set(selectors.DECIDING)))
 
 
 def nav(request):

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agentstate.errors import DomainError, NotFound
 
+from ..people import person_label
 from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
-from ..selectors.roles import approvers
+from ..selectors.roles import approvers, uses_delegations
 
 
 # A date input reads and writes ISO dates whatever the page's language ("2026-11-30", not 2026年11月30日).
@@ -34,8 +35,10 @@ class DelegationForm(forms.Form):
         # Offered: the approvers other than oneself (only they could decide one's approvals). Anyone
         # active stays a valid value, so that posting oneself or a requester is answered with the reason
         # (delegation_errors), not a bare "invalid choice".
-        offered = {str(name) for name in approvers().exclude(pk=user.pk).values_list("username", flat=True)}
-        field.widget.choices = [(value, name) for value, name in field.choices if not value or str(value) in offered]
+        # Each by the name people know them by (「Dave Huang」), not their user name.
+        offered = approvers().exclude(pk=user.pk).order_by("username")
+        field.widget.choices = [("", field.empty_label)] + [(person.username, person_label(person))
+                                                            for person in offered]
 
     def clean(self):
         data = super().clean()
@@ -50,6 +53,8 @@ class DelegationForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def delegations_page(request):
+    if not uses_delegations(request.user):
+        raise Http404("No such page.")
     today = timezone.localdate()
     form = DelegationForm(request.POST or None, user=request.user, initial={"starts": today, "ends": today})
     status = 200

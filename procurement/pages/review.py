@@ -39,6 +39,8 @@ class ReviewActionForm(forms.Form):
 @login_required
 @vary_on_headers("HX-Request")
 def review_queue(request):
+    if not selectors.uses_review_queue(request.user):
+        raise Http404("No such page.")
     rows = _rows(request.user)
     template = f"{PAGE}#queue" if request.htmx else PAGE
     return render(request, template, {"rows": rows})
@@ -49,7 +51,8 @@ def review_queue(request):
 @vary_on_headers("HX-Request")
 def review_action(request, task_id, action):
     """GET (cancel only): the preview. POST: run the action and show the row as it is now."""
-    if action not in ACTIONS or (request.method == "GET" and action != "cancel"):
+    if not selectors.uses_review_queue(request.user) or action not in ACTIONS or (
+            request.method == "GET" and action != "cancel"):
         raise Http404("No such action.")
     try:
         task = selectors.review_task_for(user=request.user, task_id=task_id)

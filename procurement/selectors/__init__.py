@@ -27,6 +27,7 @@ from .approvals import (  # noqa: F401
     may_decide,
     on_route,
     previous_scope,
+    purpose_at,
     routed_to,
     said_since,
     scope_changes,
@@ -38,10 +39,11 @@ from .queue import (  # noqa: F401
     review_task_for,
     review_tasks_for,
     reviewers_of,
+    uses_review_queue,
     why_in_review,
 )
 from .forks import live_relatives  # noqa: F401
-from .roles import approvers, decides_for, is_decider  # noqa: F401
+from .roles import DECIDING, approvers, decides_for, is_decider, roles_held, uses_delegations  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,
     own_open_session,

@@ -238,21 +238,41 @@ def said_since(approval: Approval, since_version: int | None, *, purpose: bool =
     """What the requester said between the approval before this one (or the start, version 0: her
     answer to the agent's question before any approval) and this one: her replies to the open
     question (`replies`: each question, who asked it, her answer) and, with `purpose`, the purpose
-    as it was and became (`purpose`, or None when unchanged), read from the moves' events."""
+    as it was and became (`purpose`, or None when unchanged), read from the moves' events. And
+    `purpose_then`: the purpose as it stood at the approval's own version (purpose_at), read from
+    the same events in the same query."""
+    events = [(version, actor, data if isinstance(data, dict) else {}) for version, actor, data in TaskEvent.objects
+              .filter(task_id=approval.task_id, event__in=("answer", "amend"))
+              .order_by("version").values_list("version", "actor", "data")]
+    then = purpose_at(approval, [(version, data) for version, _, data in events])
     if since_version is None:
-        return {"replies": [], "purpose": None}
-    events = TaskEvent.objects.filter(task_id=approval.task_id, version__gt=since_version,
-                                      version__lte=approval.state_version, event__in=("answer", "amend"))
+        return {"replies": [], "purpose": None, "purpose_then": then}
     replies, changed = [], None
-    for actor, data in events.order_by("version").values_list("actor", "data"):
-        data = data or {}
+    for version, actor, data in events:
+        if not since_version < version <= approval.state_version:
+            continue
         if data.get("answer"):
             replies.append({"question": data.get("question", ""), "answer": data["answer"], "by": actor})
         if data.get("purpose"):
             changed = {"before": (changed or data["purpose"])["before"], "after": data["purpose"]["after"]}
     if not purpose or (changed and changed["before"] == changed["after"]):
         changed = None
-    return {"replies": replies, "purpose": changed}
+    return {"replies": replies, "purpose": changed, "purpose_then": then}
+
+
+def purpose_at(approval: Approval, moves: list[tuple[int, dict]]) -> str:
+    """The purpose as it stood at the approval's own version (a superseded approval was asked about
+    what the request said then, not what it says today), from the moves (version, event data) that
+    may have changed it: the last change at or before that version; else the first change after
+    it, as it was before; never changed: the request's purpose now."""
+    changes = [(version, data["purpose"]) for version, data in moves if isinstance(data.get("purpose"), dict)]
+    upto = [change for version, change in changes if version <= approval.state_version]
+    if upto:
+        return upto[-1].get("after", "")
+    if changes:
+        return changes[0][1].get("before", "")
+    purchase = getattr(approval.task, "purchase_request", None)
+    return purchase.justification if purchase else ""
 
 
 # What an approver weighs. The ERP requisition is new after every revision (the old one is

@@ -34,6 +34,14 @@ def reviewers_of(user):
     return set(rows.exclude(department__isnull=True).values_list("department__code", flat=True))
 
 
+def uses_review_queue(user) -> bool:
+    """Is the work queue a page for `user` at all: admins, directors and managers. For anyone else
+    (a requester, a watcher, a delegate without a role of their own) it does not exist: 404."""
+    if not (user.is_authenticated and user.is_active):
+        return False
+    return user.is_superuser or deciding_memberships(user).exists()
+
+
 def may_review(user, task) -> bool:
     """May `user` act on the task from the work queue: admins and the department's managers."""
     if not (user.is_authenticated and user.is_active):

@@ -13,13 +13,31 @@ def deciding_memberships(user):
     return Membership.objects.filter(user=user, role__in=DECIDING)
 
 
-def is_decider(user) -> bool:
-    """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs."""
+def roles_held(user) -> set[str]:
+    """The roles `user` holds anywhere, in one query (the page header asks several questions of them)."""
+    if not user.is_authenticated:
+        return set()
+    return set(Membership.objects.filter(user=user).values_list("role", flat=True))
+
+
+def is_decider(user, roles: set[str] | None = None) -> bool:
+    """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs.
+    `roles`: roles_held(user), when already read."""
     from .delegations import stands_in_for
 
-    return user.is_authenticated and (
-        Membership.objects.filter(user=user, role__in=APPROVER_ROLES).exists()
-        or bool(stands_in_for(user)))
+    if not user.is_authenticated:
+        return False
+    if roles is not None:
+        return bool(roles & set(APPROVER_ROLES)) or bool(stands_in_for(user))
+    return Membership.objects.filter(user=user, role__in=APPROVER_ROLES).exists() or bool(stands_in_for(user))
+
+
+def uses_delegations(user) -> bool:
+    """Is the delegation page one for `user`: an admin, anyone who could decide approvals (so could
+    name someone to decide them), or someone standing in for one today. A requester has nothing to
+    delegate: for her the page does not exist (404)."""
+    return user.is_authenticated and (user.is_superuser or is_decider(user)
+                                      or approvers().filter(pk=user.pk).exists())
 
 
 def decides_for(user, department_code: str) -> bool:

@@ -134,7 +134,22 @@ def test_requisition_with_a_purchase_order_cannot_be_cancelled(erp_server):
     response = post(erp_server, f"/requisitions/{requisition['id']}/cancel", key="cancel-1")
 
     assert response.status_code == 409
-    assert erp_server.requisitions()[0]["status"] == "pending_approval"
+    assert erp_server.requisitions()[0]["status"] == "ordered"
+
+
+def test_a_requisition_reads_ordered_once_its_purchase_order_is_issued(erp_server):
+    requisition = create_requisition(erp_server)
+    assert get(erp_server, f"/requisitions/{requisition['id']}").json()["status"] == "pending_approval"
+    order = post(erp_server, "/purchase-orders", {"requisition_id": requisition["id"], "external_ref": "task-1"},
+                 key="po")
+    assert order.status_code == 201 and order.json()["status"] == "issued"
+
+    assert get(erp_server, f"/requisitions/{requisition['id']}").json()["status"] == "ordered"
+    [found] = get(erp_server, "/requisitions", idempotency_key="req-key").json()["results"]
+    assert found["status"] == "ordered"
+    again = post(erp_server, "/purchase-orders", {"requisition_id": requisition["id"], "external_ref": "task-1"},
+                 key="po")
+    assert again.status_code == 200 and again.json()["id"] == order.json()["id"], "the same key still replays"
 
 
 # -- purchase orders ------------------------------------------------------------

@@ -167,3 +167,28 @@ def test_a_memory_entry_opened_in_the_admin_reads_its_status_kind_and_source_in_
     for english in ("Active", "Preference", "Normal", "Current", "Turn object", "a chat turn"):
         assert english not in text, english
     assert "使用中" in text and "偏好" in text
+
+
+def test_an_admin_sets_a_persons_language_on_her_page_before_she_ever_signs_in(demo):
+    from django.test import Client
+
+    from procurement.language import language_of
+    from procurement.models import UserPreference
+
+    erin, admin = demo["erin"], Client()
+    UserPreference.objects.filter(user=erin).delete()
+    admin.force_login(demo["carol"])
+    page = admin.get(f"/admin/auth/user/{erin.pk}/change/")
+    assert page.status_code == 200 and 'name="preference-0-language"' in page.text
+    form = page.context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "password"}
+    data.update({"username": erin.username, "date_joined_0": erin.date_joined.strftime("%Y-%m-%d"),
+                 "date_joined_1": erin.date_joined.strftime("%H:%M:%S"), "groups": [g.pk for g in erin.groups.all()],
+                 "preference-TOTAL_FORMS": "1", "preference-INITIAL_FORMS": "0", "preference-MIN_NUM_FORMS": "0",
+                 "preference-MAX_NUM_FORMS": "1", "preference-0-language": "zh-hant", "preference-0-user": erin.pk,
+                 "is_active": "on", "usable_password": "true"})
+    data.pop("last_login", None)
+    data.pop("user_permissions", None)
+    saved = admin.post(f"/admin/auth/user/{erin.pk}/change/", data)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors if saved.context else saved
+    assert language_of(erin) == "zh-hant"

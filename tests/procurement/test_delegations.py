@@ -221,6 +221,13 @@ def test_the_page_refuses_a_requester_as_delegate_and_keeps_the_form(demo, langu
     assert not Delegation.objects.exists()
 
 
+def test_the_delegate_picker_names_people_by_their_names(demo):
+    html = page(demo["bob"], reverse("delegations"))
+    [picker] = re.findall(r'<select name="delegate".*?</select>', html, re.S)
+    assert re.findall(r'<option value="([^"]+)">([^<]+)</option>', picker) == [
+        ("carol", "Carol Wu"), ("dave", "Dave Huang"), ("frank", "Frank Chang")]
+
+
 def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
     from procurement.policy.models import ApprovalPolicy
     from procurement.policy.rules import current_policy
@@ -251,3 +258,13 @@ def test_a_page_reads_todays_delegations_once(demo, erp, eager):
         assert "Waiting for approval by Bob Wang (or Dave Huang, standing in)" in body
         reads = [q["sql"] for q in queries.captured_queries if 'FROM "procurement_delegation"' in q["sql"]]
         assert len(reads) == 1, reads
+
+
+def test_requesters_have_no_delegation_page_and_no_link_to_one(demo):
+    for requester in ("alice", "erin"):
+        client = Client()
+        client.force_login(demo[requester])
+        assert client.get(reverse("delegations")).status_code == 404
+        assert client.post(reverse("delegations"), {"delegate": "bob"}).status_code == 404
+        assert f'href="{reverse("delegations")}"' not in client.get(reverse("my-requests")).content.decode()
+    assert f'href="{reverse("delegations")}"' in page(demo["bob"], reverse("delegations"))

@@ -1,5 +1,6 @@
 """The manager's inbox and approval page: scope before the buttons, bound to a version."""
 import html
+import re
 from datetime import timedelta
 from decimal import Decimal
 
@@ -229,6 +230,24 @@ def test_a_superseded_approval_links_the_current_version(approval, demo):
     body = page_for(demo["bob"], approval).content.decode()
     assert f'href="{reverse("approval-page", args=[current.pk])}"' in body
     assert "Open the current version (revision 2)" in body
+
+
+def test_a_superseded_approval_shows_its_own_versions_purpose_and_lines_not_todays(approval, demo):
+    first_purpose = approval.task.purchase_request.justification
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], justification="one spare for the lab",
+                           lines=[{"description": "Monitor", "quantity": 3}])
+    services.request_amend(task_id=approval.task_id, user=demo["alice"], justification="two spares for the lab")
+    second = Approval.objects.filter(task=approval.task).order_by("created_at")[1]
+    for old, purpose, item, quantity in ((approval, first_purpose, "Laptop", "2"),
+                                         (second, "one spare for the lab", "Monitor", "3")):
+        old.refresh_from_db()
+        assert old.status == "superseded"
+        body = page_for(demo["bob"], old).content.decode()
+        assert re.search(r"<dt>Purpose</dt><dd>([^<]*)</dd>", body).group(1) == purpose
+        assert "two spares for the lab" not in body
+        [row] = re.findall(r'<tbody><tr>\s*<td data-label="Item">([^<]+)</td>\s*<td data-label="Qty" class="num">(\d+)',
+                           body)
+        assert row == (item, quantity)
 
 
 def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo, erp, eager):

@@ -51,7 +51,7 @@ PAGES = [
     # Resuming depends on the state: a manager resumes a request in review, so for one that is not
     # paused (nor in review) the requester, the managers and the admin hear 409, a watcher 403.
     ("task-resume", "post", "fresh-task", {}, "409 404 404 409 404 409 403 404 404 409 302"),
-    ("delegations", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("delegations", "get", "", None, "404 404 404 200 200 200 404 200 404 200 302"),
     ("delegation-end", "post", "fresh-delegation", {}, "404 404 404 404 302 404 404 404 404 302 302"),
     ("chat-attachment", "post", "session", {}, "400 404 404 404 404 404 404 404 404 404 302"),
     ("task-quote-sheet", "get", "task", None, "405 405 405 405 405 405 405 405 405 405 302"),
@@ -63,8 +63,8 @@ PAGES = [
     ("approval-decide", "post", "approval", {}, "404 404 404 400 404 400 404 400 404 403 302"),
     ("notices", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
     ("notices-read", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 302"),
-    ("review-queue", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
-    ("review-action", "post", "task retry", {}, "403 404 404 400 404 400 403 403 404 400 302"),
+    ("review-queue", "get", "", None, "404 404 404 200 200 200 404 404 404 200 302"),
+    ("review-action", "post", "task retry", {}, "404 404 404 400 404 400 404 404 404 400 302"),
     ("memory-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
     ("memory-entry", "get", "entry", None, "200 200 404 200 404 200 404 404 404 200 302"),
     ("memory-correct", "post", "entry", {}, "403 403 404 400 404 403 404 404 404 400 302"),

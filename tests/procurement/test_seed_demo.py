@@ -127,3 +127,36 @@ def test_the_demo_fixture_holds_what_seeding_writes_and_logs_in(demo):
     assert demo["bob"].groups.exists()  # roles as groups came with the rows
     newcomer = get_user_model().objects.create_user("newcomer")
     assert newcomer.pk > max(user.pk for user in demo.values())
+
+
+@pytest.mark.django_db
+def test_every_demo_person_reads_traditional_chinese_before_ever_signing_in():
+    from procurement.language import language_of
+
+    seed()
+    assert {u.username: language_of(u) for u in get_user_model().objects.all()} == {
+        name: "zh-hant" for name in ["alice", "erin", "bob", "dave", "frank", "carol"]}
+
+
+@pytest.mark.django_db
+def test_a_rerun_keeps_the_language_a_person_chose_in_the_header():
+    from procurement.language import language_of, user_language_set
+
+    seed()
+    user_language_set(user=get_user_model().objects.get(username="bob"), language="en")
+    seed()
+    assert language_of(get_user_model().objects.get(username="bob")) == "en"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bobs_first_approval_notice_on_a_fresh_demo_is_in_traditional_chinese(erp, eager, settings):
+    from procurement import services
+    from procurement.models import Notice
+
+    settings.LANGUAGE_CODE = "en"  # the site's default for people nobody has set a language for
+    seed()
+    User = get_user_model()
+    services.request_submit(requester=User.objects.get(username="alice"), department="ENG",
+                            lines=[{"description": "Laptop", "quantity": 2}], justification="new hires")
+    notice = Notice.objects.get(recipient__username="bob", kind="approval_new")
+    assert "請您核准" in notice.text, notice.text

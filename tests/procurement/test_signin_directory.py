@@ -39,8 +39,8 @@ def directory(provider, settings, demo):
     return provider
 
 
-def sign_in(client: Client, provider: Provider, groups, faults=()):
-    provider.claims, provider.faults = {**MEI, "groups": list(groups)}, set(faults)
+def sign_in(client: Client, provider: Provider, groups, faults=(), **claims):
+    provider.claims, provider.faults = {**MEI, "groups": list(groups), **claims}, set(faults)
     start = client.get(reverse("oidc_authentication_init"))
     assert start.status_code == 302 and start["Location"].startswith(provider.url)
     back = requests.get(start["Location"], allow_redirects=False, timeout=5)
@@ -103,3 +103,24 @@ def test_local_accounts_still_sign_in_beside_the_directory(directory):
     client = Client()
     response = client.post(reverse("login"), {"username": "alice", "password": "demo"})
     assert response.status_code == 302 and client.get("/").status_code == 200
+
+
+
+@pytest.mark.parametrize("locale, language", [("zh-TW", "zh-hant"), ("zh_Hant_TW", "zh-hant"), ("en-US", "en"),
+                                              ("zh-CN", None), ("", None)])
+def test_the_directorys_locale_claim_gives_a_new_person_her_language(directory, locale, language):
+    from procurement.models import UserPreference
+
+    assert sign_in(Client(), directory, ["eng-staff"], locale=locale).status_code == 302
+    mei = get_user_model().objects.get(username="mei")
+    assert UserPreference.objects.filter(user=mei).values_list("language", flat=True).first() == language
+
+
+def test_the_directorys_locale_claim_never_overrides_a_language_she_chose(directory):
+    from procurement.language import language_of, user_language_set
+
+    sign_in(Client(), directory, ["eng-staff"])
+    mei = get_user_model().objects.get(username="mei")
+    user_language_set(user=mei, language="en")
+    assert sign_in(Client(), directory, ["eng-staff"], locale="zh-TW").status_code == 302
+    assert language_of(mei) == "en"

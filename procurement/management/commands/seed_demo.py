@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from procurement.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
 from procurement.selectors.grants import groups_sync
@@ -32,6 +33,9 @@ USERS = [
     ("carol", "Carol", "Wu", Membership.Role.ADMIN, None, 0),
 ]
 ADMINS = {"carol"}
+# The demo's people read Traditional Chinese: their first mail (an approval for bob before he has
+# ever signed in) is written in it. A choice someone already made in the page header is kept.
+DEMO_LANGUAGE = "zh-hant"
 # The demo has no finance person: carol, the admin, also holds the finance role (all departments).
 EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0)]
 FINANCE_ABOVE = Decimal("1000000")
@@ -115,6 +119,8 @@ class Command(BaseCommand):
                 user.set_password(PASSWORD)
                 user.save(update_fields=["password"])
             self.report(created, f"user {username}")
+            if user_language_remember(user=user, language=DEMO_LANGUAGE):
+                self.stdout.write(f"set      {username}'s language to {DEMO_LANGUAGE}")
             department = departments[code] if code else None
             _, created = Membership.objects.get_or_create(
                 user=user, department=department, role=role, defaults={"approval_limit": Decimal(limit)})
