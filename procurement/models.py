@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from guardian.models import UserObjectPermissionBase
 
-from .validators import validate_tax_id
+from .invoicing.taxid import validate_tax_id
 
 
 def money(**kwargs):

@@ -11,7 +11,7 @@ from django.utils import timezone
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
 from procurement.selectors.grants import groups_sync
-from procurement.validators import validate_tax_id
+from procurement.invoicing.taxid import validate_tax_id
 
 PASSWORD = "demo"
 YEAR_BUDGET = Decimal("20000000")
