@@ -32,8 +32,9 @@ USERS = [
     ("carol", "Carol", "Wu", Membership.Role.ADMIN, None, 0),
 ]
 ADMINS = {"carol"}
-# The demo has no finance person: carol, the admin, also holds the finance role (all departments).
-EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0)]
+# The demo has no finance person: carol, the admin, also holds the finance role (all departments),
+# and enters the suppliers' invoices as accounts payable (DESIGN §10, §16).
+EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0), ("carol", Membership.Role.ACCOUNTS_PAYABLE, None, 0)]
 FINANCE_ABOVE = Decimal("1000000")
 ESCALATE_AFTER = timedelta(days=1)
 
