@@ -2,6 +2,7 @@
 from functools import cached_property
 
 from procurement import selectors
+from procurement.invoicing.selectors import is_accounts_payable
 from procurement.notices.selectors import notices_unread_count
 
 
@@ -12,6 +13,10 @@ class Nav:
     @cached_property
     def is_decider(self) -> bool:
         return selectors.is_decider(self.user)
+
+    @cached_property
+    def is_accounts_payable(self) -> bool:
+        return is_accounts_payable(self.user)
 
     @cached_property
     def unread_notices(self) -> int:
