@@ -2,7 +2,7 @@
 that enters one (typed, or filled in from the e-invoice's QR code by htmx)."""
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -12,7 +12,10 @@ from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
 from ..requests import request_now
 from .einvoice_qr import decode_left, read_photo
+from ..selectors.tasks import task_for
 from .forms import InvoiceForm
+from .po import purchase_order_of
+from .po_pdf import po_pdf
 from .selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
 from .services import InvoiceInvalid, invoice_enter
 
@@ -91,3 +94,21 @@ def _form(request, form, status=200, filled=False):
         form.is_valid()  # show the errors the page was answered with
     return render(request, template, {"form": form, "po": form.po, "now": request_now(form.po.task),
                                       "filled": filled}, status=status)
+
+
+@login_required
+def purchase_order_pdf(request, task_id):
+    """The 採購單 as a PDF in the reader's language: for whoever may see the request, and accounts payable."""
+    try:
+        task = po_to_invoice(request.user, task_id).task if is_accounts_payable(request.user) else task_for(
+            request.user, task_id)
+    except NotFound:
+        raise Http404
+    except Conflict as refused:
+        return _refused(request, str(refused), refused.http_status)
+    po = purchase_order_of(task)
+    if po is None:
+        return _refused(request, _("This request has no purchase order yet."), 409)
+    response = HttpResponse(po_pdf(po, getattr(task, "purchase_request", None)), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{po.number}.pdf"'
+    return response

@@ -24,6 +24,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/fork/", timetravel.task_fork, name="task-fork"),
     path("tasks/<uuid:task_id>/watchers/", tasks.task_watchers, name="task-watchers"),
     path("tasks/<uuid:task_id>/invoice/", invoicing.invoice_new, name="invoice-new"),
+    path("tasks/<uuid:task_id>/po.pdf", invoicing.purchase_order_pdf, name="task-po-pdf"),
     path("invoices/", invoicing.invoices_page, name="invoices"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
