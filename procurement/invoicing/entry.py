@@ -2,14 +2,15 @@
 against the PO. Every problem is a field error in the reader's language; nothing is written here.
 
 What is refused outright (DESIGN §16): the number's format, a 統一編號 failing today's checksum
-or not the PO supplier's, an impossible date, lines the PO does not have, and amounts that do
-not add up (未稅 + 營業稅 ≠ 含稅). What is a matter for the three-way match, not a refusal: the
-quantities against what arrived, the prices against the PO, the tax against 5%, the header
-against its lines."""
+or not the PO supplier's, an impossible date, lines the PO does not have, amounts that do not
+add up (未稅 + 營業稅 ≠ 含稅), and an e-invoice whose buyer is not COMPANY_TAX_ID. What is a
+matter for the three-way match, not a refusal: the quantities against what arrived, the prices
+against the PO, the tax against 5%, the header against its lines."""
 import datetime
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -143,7 +144,12 @@ def invoice_entry(po: PurchaseOrder, fields: dict) -> Entry:
     if None not in (subtotal, tax, total) and subtotal + tax != total:
         errors["total"] = [_("未稅 %(subtotal)s plus 營業稅 %(tax)s is %(sum)s, not the 含稅 %(total)s entered.") % {
             "subtotal": ntd(subtotal), "tax": ntd(tax), "sum": ntd(subtotal + tax), "total": ntd(total)}]
+    buyer = str(fields.get("buyer_tax_id") or "")
+    if buyer and buyer != settings.COMPANY_TAX_ID:
+        errors.setdefault("qr", []).append(
+            _("This e-invoice was issued to the tax ID (統一編號) %(value)s, not to ours, %(ours)s.")
+            % {"value": buyer, "ours": settings.COMPANY_TAX_ID})
     if errors:
         raise ValidationError(errors)
-    return Entry(number=number, date=when, seller_tax_id=seller, buyer_tax_id=str(fields.get("buyer_tax_id") or ""),
+    return Entry(number=number, date=when, seller_tax_id=seller, buyer_tax_id=buyer,
                  lines=tuple(lines), subtotal=subtotal, tax=tax, total=total, qr_text=qr_text)

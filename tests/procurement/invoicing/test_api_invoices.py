@@ -120,3 +120,15 @@ def invoice_body_without_po(task) -> dict:
     return {"task": str(task.pk), "number": "AB12345678", "date": "2026-03-15", "seller_tax_id": "62140097",
             "lines": [{"line": 0, "quantity": 1, "unit_price": "6400"}], "subtotal": "6400", "tax": "320",
             "total": "6720"}
+
+
+def test_an_e_invoice_issued_to_another_buyer_is_refused_on_the_qr_field(demo, task):
+    seller = purchase_order_of(task).supplier.tax_id
+    body = {"task": str(task.pk), "qr": left_text(buyer="22099131", seller=seller),
+            "lines": [{"line": 0, "quantity": 3, "unit_price": "6400"}]}
+
+    answer = client_for(demo["carol"], "zh-hant").post(URL, body, format="json")
+
+    assert answer.status_code == 400
+    assert answer.json()["errors"]["qr"] == ["這張電子發票的買方統一編號是 22099131，不是本公司的 24549210。"]
+    assert not SupplierInvoice.objects.exists()
