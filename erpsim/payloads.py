@@ -7,6 +7,8 @@ from .errors import Invalid
 REQUISITION_FIELDS = ("external_ref", "department", "requester", "supplier", "currency", "total", "lines")
 PURCHASE_ORDER_FIELDS = ("requisition_id", "external_ref")
 LINE_FIELDS = ("description", "quantity", "unit_price")
+SUPPLIER_INVOICE_FIELDS = ("purchase_order_id", "external_ref", "number", "date", "seller_tax_id", "subtotal", "tax",
+                           "total", "lines")
 
 
 def fingerprint(body: dict) -> str:
@@ -26,6 +28,13 @@ def check_purchase_order(body: dict) -> None:
         _check_amount(body["total"], "total")
     if "lines" in body:
         _check_lines(body["lines"], required=False)
+
+
+def check_supplier_invoice(body: dict) -> None:
+    _require(body, SUPPLIER_INVOICE_FIELDS, where="")
+    for name in ("subtotal", "tax", "total"):
+        _check_amount(body[name], name)
+    _check_lines(body["lines"], required=True)
 
 
 def _require(body: dict, names: tuple[str, ...], *, where: str) -> None:

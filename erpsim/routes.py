@@ -97,6 +97,22 @@ def list_purchase_orders(ctx: Context, request: Request) -> Answer:
     return 200, {"results": ctx.store.find_purchase_orders(request.key_filter())}
 
 
+def get_purchase_order(ctx: Context, request: Request, order_id: str) -> Answer:
+    order = ctx.store.get_purchase_order(order_id)
+    if order is None:
+        raise NotFound(f"purchase order {order_id} does not exist")
+    return 200, order
+
+
+def post_supplier_invoice(ctx: Context, request: Request) -> Answer:
+    key = request.require_key()
+    return _created_or_replayed(ctx.store.post_supplier_invoice(key, request.json()))
+
+
+def list_supplier_invoices(ctx: Context, request: Request) -> Answer:
+    return 200, {"results": ctx.store.find_supplier_invoices(request.key_filter())}
+
+
 # -- simulator controls ---------------------------------------------------------
 
 
@@ -137,6 +153,9 @@ ROUTES = [
     ("POST", r"/requisitions/(?P<requisition_id>[^/]+)/cancel", cancel_requisition),
     ("POST", r"/purchase-orders", issue_purchase_order),
     ("GET", r"/purchase-orders", list_purchase_orders),
+    ("GET", r"/purchase-orders/(?P<order_id>[^/]+)", get_purchase_order),
+    ("POST", r"/supplier-invoices", post_supplier_invoice),
+    ("GET", r"/supplier-invoices", list_supplier_invoices),
     ("GET", r"/_faults", show_faults),
     ("POST", r"/_faults", add_fault),
     ("DELETE", r"/_faults", clear_faults),

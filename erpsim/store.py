@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import Conflict, NotFound
-from .payloads import check_purchase_order, check_requisition, fingerprint
+from .payloads import check_purchase_order, check_requisition, check_supplier_invoice, fingerprint
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS requisitions (
@@ -33,6 +33,19 @@ CREATE TABLE IF NOT EXISTS purchase_orders (
     status TEXT NOT NULL,
     data TEXT NOT NULL,
     created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS supplier_invoices (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    fingerprint TEXT NOT NULL,
+    purchase_order_id TEXT NOT NULL REFERENCES purchase_orders (id),
+    seller_tax_id TEXT NOT NULL,
+    number TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (seller_tax_id, number)
 );
 CREATE TABLE IF NOT EXISTS writes (
     seq INTEGER PRIMARY KEY,
@@ -169,6 +182,40 @@ class Store:
     def find_purchase_orders(self, key: str | None = None) -> list[dict]:
         return [_purchase_order(row) for row in self._rows("purchase_orders", key)]
 
+    def get_purchase_order(self, order_id: str) -> dict | None:
+        with self._reading() as db:
+            row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
+        return None if row is None else _purchase_order(row)
+
+    # -- supplier invoices --------------------------------------------------------
+
+    def post_supplier_invoice(self, key: str, body: dict) -> tuple[dict, bool]:
+        """Returns (invoice, created). Same key rule; the same seller and number under another key is refused."""
+        check_supplier_invoice(body)
+        body_print = fingerprint(body)
+        seller, number, order_id = str(body["seller_tax_id"]), str(body["number"]), str(body["purchase_order_id"])
+        with self._writing() as db:
+            existing = _one(db, "SELECT * FROM supplier_invoices WHERE idempotency_key = ?", key)
+            if existing is not None:
+                return _replayed(existing, body_print, key, _supplier_invoice), False
+            if _one(db, "SELECT id FROM purchase_orders WHERE id = ?", order_id) is None:
+                raise NotFound(f"purchase order {order_id} does not exist")
+            other = _one(db, "SELECT id FROM supplier_invoices WHERE seller_tax_id = ? AND number = ?", seller, number)
+            if other is not None:
+                raise Conflict(f"invoice {number} from {seller} is already posted as {other['id']}")
+            invoice_id = f"SI-{_next_seq(db, 'supplier_invoices'):06d}"
+            db.execute(
+                "INSERT INTO supplier_invoices (id, idempotency_key, fingerprint, purchase_order_id, seller_tax_id,"
+                " number, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, 'posted', ?, ?)",
+                (invoice_id, key, body_print, order_id, seller, number, json.dumps(body), _now()),
+            )
+            _log_write(db, "supplier_invoice.post", invoice_id)
+            row = _one(db, "SELECT * FROM supplier_invoices WHERE id = ?", invoice_id)
+        return _supplier_invoice(row), True
+
+    def find_supplier_invoices(self, key: str | None = None) -> list[dict]:
+        return [_supplier_invoice(row) for row in self._rows("supplier_invoices", key)]
+
     # -- housekeeping -------------------------------------------------------------
 
     def _rows(self, table: str, key: str | None) -> list[sqlite3.Row]:
@@ -183,12 +230,13 @@ class Store:
             return {
                 "requisitions": count("requisitions"),
                 "purchase_orders": count("purchase_orders"),
+                "supplier_invoices": count("supplier_invoices"),
                 "writes": count("writes"),
             }
 
     def reset(self) -> None:
         with self._writing() as db:
-            for table in ("writes", "purchase_orders", "requisitions"):
+            for table in ("writes", "supplier_invoices", "purchase_orders", "requisitions"):
                 db.execute(f"DELETE FROM {table}")
 
 
@@ -217,6 +265,10 @@ def _requisition(row: sqlite3.Row) -> dict:
 
 def _purchase_order(row: sqlite3.Row) -> dict:
     return _object(row, requisition_id=row["requisition_id"])
+
+
+def _supplier_invoice(row: sqlite3.Row) -> dict:
+    return _object(row, purchase_order_id=row["purchase_order_id"])
 
 
 def _object(row: sqlite3.Row, **columns) -> dict:

@@ -28,6 +28,7 @@ class ProcurementConfig(AppConfig):
 
         register_memory_policy()
         from . import deploy  # noqa: F401  (registers the deployment checks)
+        from .invoicing import checks  # noqa: F401  (registers the COMPANY_TAX_ID check)
         from . import telemetry
 
         telemetry.setup()

@@ -15,6 +15,7 @@ from agentstate.external import Indeterminate, Outcome, refuse_if_dry_run
 CREATE_REQUISITION = "erp.requisition.create"
 CANCEL_REQUISITION = "erp.requisition.cancel"
 ISSUE_PURCHASE_ORDER = "erp.purchase_order.issue"
+POST_SUPPLIER_INVOICE = "erp.supplier_invoice.post"
 
 # 4xx answers that mean "not now" rather than "no": the request may be retried, so
 # treating them as a final refusal would fail a receipt that could still succeed.
@@ -72,6 +73,23 @@ class ErpClient:
     def list_purchase_orders(self) -> list[dict]:
         return self._call("GET", "/purchase-orders")["results"]
 
+    def get_purchase_order(self, purchase_order_id: str) -> dict | None:
+        try:
+            return self._call("GET", f"/purchase-orders/{quote(purchase_order_id, safe='')}")
+        except ErpRefused as refusal:
+            if refusal.status == 404:
+                return None
+            raise
+
+    def post_supplier_invoice(self, key: str, body: dict) -> dict:
+        return self._call("POST", "/supplier-invoices", key=key, body=body)
+
+    def find_supplier_invoice(self, key: str) -> dict | None:
+        return self._find("/supplier-invoices", key)
+
+    def list_supplier_invoices(self) -> list[dict]:
+        return self._call("GET", "/supplier-invoices")["results"]
+
     # -- agentstate.external.ExternalClient ---------------------------------------
 
     def send(self, operation: str, key: str, request: dict) -> Outcome:
@@ -83,6 +101,8 @@ class ErpClient:
                 obj = self.cancel_requisition(key, request["requisition_id"])
             elif operation == ISSUE_PURCHASE_ORDER:
                 obj = self.issue_purchase_order(key, request)
+            elif operation == POST_SUPPLIER_INVOICE:
+                obj = self.post_supplier_invoice(key, request)
             else:
                 raise ValueError(f"unknown ERP operation {operation!r}")
         except ErpRefused as refusal:
@@ -96,6 +116,8 @@ class ErpClient:
                 found = self.find_requisition(key)
             elif operation == ISSUE_PURCHASE_ORDER:
                 found = self.find_purchase_order(key)
+            elif operation == POST_SUPPLIER_INVOICE:
+                found = self.find_supplier_invoice(key)
             elif operation == CANCEL_REQUISITION:
                 # Cancels are idempotent by state, not stored by key: the requisition
                 # being cancelled is the evidence that the cancel took effect.

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from guardian.models import UserObjectPermissionBase
 
-from .validators import validate_tax_id
+from .invoicing.taxid import validate_tax_id
 
 
 def money(**kwargs):
@@ -52,13 +52,14 @@ class Membership(models.Model):
         DIRECTOR = "director", pgettext_lazy("department role", "director")
         FINANCE = "finance", pgettext_lazy("department role", "finance")
         ADMIN = "admin", pgettext_lazy("department role", "admin")
+        ACCOUNTS_PAYABLE = "accounts_payable", pgettext_lazy("department role", "accounts payable")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships",
                              verbose_name=_("person"))
     department = models.ForeignKey(Department, null=True, blank=True, on_delete=models.CASCADE,
                                    related_name="memberships", help_text=_("Empty means all departments."),
                                    verbose_name=_("department"))
-    role = models.CharField(max_length=10, choices=Role.choices, verbose_name=_("role"))
+    role = models.CharField(max_length=20, choices=Role.choices, verbose_name=_("role"))
     approval_limit = money(default=0, help_text=_("Highest tax-inclusive total this member may approve."),
                            verbose_name=_("approval limit"))
 
@@ -314,3 +315,5 @@ class ApprovalGrant(UserObjectPermissionBase):
 
 # The approval policy and delegations live in their own package; importing them here registers them.
 from .policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
+# Supplier invoices, likewise.
+from .invoicing.models import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401

@@ -1,17 +1,16 @@
 """Prices and the award rule (DESIGN §10): match request lines to quoted items, price them,
 add 5% business tax, and award the whole request to one supplier. Plain inputs, no DB.
 
-Money follows Taiwan practice (DESIGN §7): the business tax is 5% of the untaxed subtotal,
-rounded half up to a whole NT dollar, as printed on a 統一發票."""
+Money follows Taiwan practice (DESIGN §7): the tax comes from `invoicing.tax.totals`, the one
+place 營業稅 is computed."""
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-TAX_RATE = Decimal("0.05")
+from .invoicing.tax import cents, totals
+
 CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
-CENT = Decimal("0.01")
-DOLLAR = Decimal("1")
 
 # Canonical item -> words people use for it. English words also match their plurals.
 SYNONYMS = {
@@ -27,22 +26,6 @@ SYNONYMS = {
 ACCESSORIES = ["arm", "stand", "bag", "case", "cover", "protector", "mat", "sleeve", "charger", "adapter",
                "cable", "cushion", "mount", "riser", "lock", "wrist rest", "保護貼", "支架", "電腦包", "筆電包",
                "充電器", "傳輸線", "鍵盤膜", "椅墊"]
-
-
-def cents(amount) -> Decimal:
-    return Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def tax_for(subtotal) -> Decimal:
-    """5% of the untaxed subtotal in whole NT dollars, half up (kept with two places, as all money)."""
-    return cents((cents(subtotal) * TAX_RATE).quantize(DOLLAR, rounding=ROUND_HALF_UP))
-
-
-def totals(subtotal) -> tuple[Decimal, Decimal, Decimal]:
-    """(subtotal, tax, total): the subtotal to the cent, the tax in whole NT dollars."""
-    subtotal = cents(subtotal)
-    tax = tax_for(subtotal)
-    return subtotal, tax, subtotal + tax
 
 
 def _mentions(text: str, word: str) -> re.Match | None:

@@ -241,6 +241,13 @@ RECOVERY_INTERVAL_SECONDS = env_int("RECOVERY_INTERVAL_SECONDS", 30)
 RECOVERY_STALE_SECONDS = env_int("RECOVERY_STALE_SECONDS", 60)
 
 ERP_URL = env_str("ERP_URL", "http://127.0.0.1:8765")
+
+# The buyer on purchase orders and invoices (DESIGN §10, §16): its 統一編號 is checked at start-up.
+COMPANY_NAME = env_str("COMPANY_NAME", "示範科技股份有限公司")
+COMPANY_TAX_ID = env_str("COMPANY_TAX_ID", "24549210")
+COMPANY_SHIP_TO = env_str("COMPANY_SHIP_TO", "新竹市東區光復路二段 101 號 3 樓 收貨處")
+COMPANY_CONTACT = env_str("COMPANY_CONTACT", "採購部 03-5712121 purchasing@example.com")
+PAYMENT_TERMS = env_str("PAYMENT_TERMS", "月結 30 天（驗收及收到發票後）")
 ERP_TIMEOUT_SECONDS = float(env_str("ERP_TIMEOUT_SECONDS", "5"))
 EMAIL_URL = env_str("EMAIL_URL", "")
 if EMAIL_URL.startswith(("smtp://", "smtps://")):

@@ -11,7 +11,8 @@ from django.utils.translation import pgettext_lazy
 
 from ..labels import department_code_label, item_label
 from ..models import Quote
-from ..pricing import TAX_RATE, award, cents, match_item
+from ..invoicing.tax import with_tax
+from ..pricing import award, match_item
 from ..templatetags.money import ntd
 from .dates import day_words
 from .phrases import in_lang, language, listed, say
@@ -115,11 +116,12 @@ def estimate(lines: list[dict]) -> tuple[Decimal, Decimal] | None:
 
 
 def cap_incl_tax(draft: dict) -> Decimal | None:
-    """The cap compared with the tax-inclusive total: a cap given before tax gains the 5%."""
+    """The cap compared with the tax-inclusive total: a cap given before tax gains its 營業稅, in
+    whole NT dollars as on an invoice (未稅 1,001 -> 1,051)."""
     if not draft.get("budget"):
         return None
     cap = Decimal(str(draft["budget"]))
-    return cents(cap * (1 + TAX_RATE)) if draft.get("budget_tax") == "excluded" else cap
+    return with_tax(cap) if draft.get("budget_tax") == "excluded" else cap
 
 
 def tax_matters(draft: dict) -> tuple[Decimal, Decimal] | None:

@@ -2,6 +2,7 @@
 from functools import cached_property
 
 from procurement import selectors
+from procurement.invoicing.selectors import is_accounts_payable
 from procurement.notices.selectors import notices_unread_count
 
 
@@ -17,6 +18,10 @@ class Nav:
     def is_decider(self) -> bool:
         return selectors.is_decider(self.user, self.roles)
 
+
+    @cached_property
+    def is_accounts_payable(self) -> bool:
+        return is_accounts_payable(self.user)
 
     @cached_property
     def unread_notices(self) -> int:

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from ..invoicing import pages as invoicing
 from . import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
 
 urlpatterns = [
@@ -22,6 +23,9 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/rewind/", timetravel.task_rewind, name="task-rewind"),
     path("tasks/<uuid:task_id>/fork/", timetravel.task_fork, name="task-fork"),
     path("tasks/<uuid:task_id>/watchers/", tasks.task_watchers, name="task-watchers"),
+    path("tasks/<uuid:task_id>/invoice/", invoicing.invoice_new, name="invoice-new"),
+    path("tasks/<uuid:task_id>/po.pdf", invoicing.purchase_order_pdf, name="task-po-pdf"),
+    path("invoices/", invoicing.invoices_page, name="invoices"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),

@@ -15,7 +15,7 @@ from statistics import median
 from django.core.exceptions import ValidationError
 
 from ..pricing import match_item
-from ..validators import validate_tax_id
+from ..invoicing.taxid import validate_tax_id
 from .reader import SheetRow
 
 UNKNOWN_ITEM, TAX_ID, PRICE = "unknown_item", "tax_id", "price"

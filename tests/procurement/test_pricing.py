@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from procurement.models import Quote, Supplier
-from procurement.pricing import award, match_item, tax_for, totals
+from procurement.invoicing.tax import business_tax, totals, with_tax
+from procurement.pricing import award, match_item
 
 TODAY = date(2026, 3, 1)
 NEXT_YEAR = TODAY + timedelta(days=365)
@@ -119,12 +120,13 @@ def test_item_whose_only_quotes_have_expired_cannot_be_awarded():
 
 
 def test_tax_is_five_percent_rounded_half_up_to_a_whole_nt_dollar_as_on_a_uniform_invoice():
-    assert tax_for(Decimal("10")) == Decimal("1.00")  # 0.50 rounds up
-    assert tax_for(Decimal("9.90")) == Decimal("0.00")  # 0.495 rounds down
-    assert tax_for(Decimal("69810")) == Decimal("3491.00")  # 3,490.50 rounds up; half-even would give 3,490
-    assert tax_for(Decimal("69829.99")) == Decimal("3491.00")  # 3,491.4995 rounds down
+    assert business_tax(Decimal("10")) == Decimal("1.00")  # 0.50 rounds up
+    assert business_tax(Decimal("9.90")) == Decimal("0.00")  # 0.495 rounds down
+    assert business_tax(Decimal("69810")) == Decimal("3491.00")  # 3,490.50 rounds up; half-even would give 3,490
+    assert business_tax(Decimal("69829.99")) == Decimal("3491.00")  # 3,491.4995 rounds down
     assert totals(Decimal("70000")) == (Decimal("70000.00"), Decimal("3500.00"), Decimal("73500.00"))
     assert totals(Decimal("10.30")) == (Decimal("10.30"), Decimal("1.00"), Decimal("11.30"))  # 0.515
+    assert with_tax(Decimal("1001")) == Decimal("1051.00")  # 50.05 of tax is NT$50, not NT$1,051.05
 
 
 def test_award_subtotal_is_exact_to_the_cent_and_tax_is_whole_dollars():

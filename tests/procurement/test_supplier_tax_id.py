@@ -63,3 +63,12 @@ def test_checksum_message_reads_in_zh_hant():
             Supplier(name="x", tax_id="24536807").clean_fields()
         message = str(refused.value.messages[0])  # read while zh-Hant is active: the message is lazy
     assert "統一編號" in message and "檢查碼" in message
+
+
+@pytest.mark.django_db
+def test_admin_saves_a_supplier_whose_tax_id_is_valid_only_under_the_2023_rule(client, carol):
+    client.force_login(carol)
+    answer = add_supplier(client, "62140097")
+
+    assert answer.status_code == 302
+    assert Supplier.objects.get().tax_id == "62140097"

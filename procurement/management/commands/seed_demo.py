@@ -12,7 +12,7 @@ from procurement.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
 from procurement.selectors.grants import groups_sync
-from procurement.validators import validate_tax_id
+from procurement.invoicing.taxid import validate_tax_id
 
 PASSWORD = "demo"
 YEAR_BUDGET = Decimal("20000000")
@@ -36,8 +36,9 @@ ADMINS = {"carol"}
 # The demo's people read Traditional Chinese: their first mail (an approval for bob before he has
 # ever signed in) is written in it. A choice someone already made in the page header is kept.
 DEMO_LANGUAGE = "zh-hant"
-# The demo has no finance person: carol, the admin, also holds the finance role (all departments).
-EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0)]
+# The demo has no finance person: carol, the admin, also holds the finance role (all departments),
+# and enters the suppliers' invoices as accounts payable (DESIGN §10, §16).
+EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0), ("carol", Membership.Role.ACCOUNTS_PAYABLE, None, 0)]
 FINANCE_ABOVE = Decimal("1000000")
 ESCALATE_AFTER = timedelta(days=1)
 

@@ -1,0 +1,114 @@
+"""Accounts payable's pages: the POs waiting for invoices and the invoices entered, and the form
+that enters one (typed, or filled in from the e-invoice's QR code by htmx)."""
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
+
+from ..requests import request_now
+from .einvoice_qr import decode_left, read_photo
+from ..selectors.tasks import task_for
+from .forms import InvoiceForm
+from .po import purchase_order_of
+from .po_pdf import po_pdf
+from .selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
+from .services import InvoiceInvalid, invoice_enter
+
+LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
+
+
+def _refused(request, message: str, status: int):
+    return render(request, "procurement/invoice_refused.html", {"message": message}, status=status)
+
+
+@login_required
+def invoices_page(request):
+    if not is_accounts_payable(request.user):
+        return _refused(request, _("Only accounts payable enters supplier invoices."), 403)
+    open_pos = [request_now(task) for task in pos_open_for_invoicing()[:50]]
+    return render(request, LIST, {"open_pos": open_pos, "invoices": invoices_visible_to(request.user)[:50]})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def invoice_new(request, task_id):
+    try:
+        po = po_to_invoice(request.user, task_id)
+    except NotFound:
+        raise Http404
+    except (NotPermitted, Conflict) as refused:
+        return _refused(request, str(refused), refused.http_status)
+    if request.method == "GET":
+        return _form(request, InvoiceForm(po=po))
+    if "fill" in request.POST:
+        return _filled(request, po)
+    form = InvoiceForm(request.POST, request.FILES, po=po)
+    if not form.is_valid():
+        return _form(request, form, 400)
+    try:
+        invoice_enter(user=request.user, task_id=po.task.pk, fields=form.fields_for_entry())
+    except InvoiceInvalid as refused:
+        form.add_entry_errors(refused.extra.get("errors") or {})
+        return _form(request, form, 400)
+    except DomainError as refused:
+        form.add_error(None, str(refused))
+        return _form(request, form, refused.http_status)
+    response = redirect("invoices")
+    if request.htmx:
+        response["HX-Redirect"] = response["Location"]
+    return response
+
+
+def _filled(request, po):
+    """The QR text (or a photo of it) read into the header fields; nothing is written."""
+    form = InvoiceForm(request.POST, request.FILES, po=po)
+    if not form.is_valid():
+        return _form(request, form, 400)
+    data = request.POST.copy()
+    try:
+        text = form.cleaned_data["qr"] or (read_photo(form.cleaned_data["photo"].read())
+                                           if form.cleaned_data["photo"] else "")
+        if not text:
+            form.add_error("qr", _("Paste the QR code's text, or choose a photo of it."))
+            return _form(request, form, 400)
+        code = decode_left(text)
+    except ValidationError as refused:
+        for field, messages in refused.message_dict.items():
+            for message in messages:
+                form.add_error(field if field in form.fields else "qr", message)
+        return _form(request, form, 400)
+    data.update({"qr": text, "number": code.number, "date": code.date.isoformat(), "seller_tax_id": code.seller_tax_id,
+                 "subtotal": f"{code.subtotal:.0f}", "tax": f"{code.tax:.0f}", "total": f"{code.total:.0f}"})
+    return _form(request, InvoiceForm(data, po=po), filled=True)
+
+
+def _form(request, form, status=200, filled=False):
+    template = f"{FORM}#invoice-form" if request.htmx else FORM
+    if form.is_bound and not filled:
+        form.is_valid()  # show the errors the page was answered with
+    return render(request, template, {"form": form, "po": form.po, "now": request_now(form.po.task),
+                                      "filled": filled}, status=status)
+
+
+@login_required
+def purchase_order_pdf(request, task_id):
+    """The 採購單 as a PDF in the reader's language: for whoever may see the request, and accounts payable."""
+    try:
+        task = po_to_invoice(request.user, task_id).task if is_accounts_payable(request.user) else task_for(
+            request.user, task_id)
+    except NotFound:
+        raise Http404
+    except Conflict as refused:
+        return _refused(request, str(refused), refused.http_status)
+    po = purchase_order_of(task)
+    if po is None:
+        return _refused(request, _("This request has no purchase order yet."), 409)
+    response = HttpResponse(po_pdf(po, getattr(task, "purchase_request", None)), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{po.number}.pdf"'
+    return response

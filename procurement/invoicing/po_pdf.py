@@ -1,0 +1,133 @@
+"""The purchase order as a printable document (採購單, DESIGN §16), in the reader's language.
+
+reportlab draws it with the CJK font it ships (the CID font MSung-Light, Traditional Chinese,
+which needs no font file), so the Dockerfile and `make run` need nothing more. Every figure is
+the PO as issued (`po.purchase_order_of`); the tax is the one on it (`tax.business_tax`)."""
+import io
+from datetime import date
+from xml.sax.saxutils import escape
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import CIDEncoding, UnicodeCIDFont
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from agentstate.models import ApprovalDecision
+
+from ..labels import item_label
+from ..money import ntd
+from ..people import person_label
+from .po import PurchaseOrder
+
+FONT = "MSung-Light"
+
+
+class TraditionalChinese(UnicodeCIDFont):
+    """MSung-Light is an Adobe-CNS1 (Traditional Chinese) font, but reportlab 5.1 writes it with the
+    simplified-Chinese CMap UniGB-UCS2-H, so a reader maps 採購單 to the wrong glyphs (or none). Its
+    Unicode CMap is UniCNS-UCS2-H; the text reportlab writes (UTF-16) is the same for both."""
+
+    def __init__(self):
+        super().__init__(FONT)
+        self.encodingName = "UniCNS-UCS2-H"
+        self.encoding = CIDEncoding(self.encodingName)
+
+
+pdfmetrics.registerFont(TraditionalChinese())
+TEXT = ParagraphStyle("text", fontName=FONT, fontSize=9.5, leading=13)
+SMALL = ParagraphStyle("small", parent=TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#444444"))
+TITLE = ParagraphStyle("title", parent=TEXT, fontSize=17, leading=22, spaceAfter=4)
+HEAD = ParagraphStyle("head", parent=TEXT, fontSize=11, leading=15, spaceBefore=8, spaceAfter=3)
+
+
+def _p(text, style=TEXT) -> Paragraph:
+    return Paragraph(escape(str(text)).replace("\n", "<br/>"), style)
+
+
+def _need_by(po: PurchaseOrder) -> str:
+    value = (po.task.data.get("draft") or {}).get("needed_by")
+    try:
+        return date.fromisoformat(value).isoformat() if value else ""
+    except ValueError:
+        return ""
+
+
+def _spec(po: PurchaseOrder) -> str:
+    return "；".join((po.task.data.get("draft") or {}).get("notes") or [])
+
+
+def _chain(po: PurchaseOrder) -> list[str]:
+    """Who decided, on whose behalf, when: 「Dave Huang（代 Bob Wang）核准，2026-03-02 10:15」."""
+    rows = []
+    for decision in (ApprovalDecision.objects.filter(approval=po.approval)
+                     .select_related("decided_by", "on_behalf_of").order_by("step", "at")):
+        who = person_label(decision.decided_by)
+        if decision.on_behalf_of_id:
+            who = _("%(delegate)s on behalf of %(person)s") % {"delegate": who,
+                                                               "person": person_label(decision.on_behalf_of)}
+        when = timezone.localtime(decision.at).strftime("%Y-%m-%d %H:%M")
+        rows.append(_("Step %(step)s: approved by %(who)s, %(when)s") % {"step": decision.step + 1, "who": who,
+                                                                         "when": when})
+    if not rows and po.approval.decided_by_id:
+        rows.append(_("Approved by %(who)s") % {"who": person_label(po.approval.decided_by)})
+    return rows
+
+
+def _parties(po: PurchaseOrder, request) -> Table:
+    buyer = [_p(_("Buyer"), SMALL), _p(settings.COMPANY_NAME),
+             _p(_("Tax ID (統一編號): %(tax_id)s") % {"tax_id": settings.COMPANY_TAX_ID}),
+             _p(_("Contact: %(contact)s") % {"contact": settings.COMPANY_CONTACT})]
+    supplier = [_p(_("Supplier"), SMALL), _p(po.supplier.name),
+                _p(_("Tax ID (統一編號): %(tax_id)s") % {"tax_id": po.supplier.tax_id}),
+                _p(po.supplier.email or "")]
+    table = Table([[buyer, supplier]], colWidths=[88 * mm, 88 * mm])
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("BOX", (0, 0), (0, 0), 0.5, colors.grey),
+                               ("BOX", (1, 0), (1, 0), 0.5, colors.grey), ("LEFTPADDING", (0, 0), (-1, -1), 6)]))
+    return table
+
+
+def _lines(po: PurchaseOrder) -> Table:
+    need_by, spec = _need_by(po) or "—", _spec(po)
+    rows = [[_p(h, SMALL) for h in (_("Item"), _("Spec"), _("Need by"), _("Quantity"), _("Unit price (未稅)"),
+                                    _("Amount (未稅)"))]]
+    for line in po.lines:
+        rows.append([_p(item_label(line.description)), _p(spec or "—"), _p(need_by), _p(line.quantity),
+                     _p(ntd(line.unit_price)), _p(ntd(line.amount))])
+    for label, value in ((_("Untaxed (未稅)"), po.subtotal), (_("Business tax (營業稅) 5%"), po.tax),
+                         (_("Total (含稅)"), po.total)):
+        rows.append(["", "", "", "", _p(label), _p(ntd(value))])
+    table = Table(rows, colWidths=[36 * mm, 40 * mm, 24 * mm, 16 * mm, 30 * mm, 30 * mm], repeatRows=1)
+    count = len(po.lines)
+    table.setStyle(TableStyle([
+        ("GRID", (0, 0), (-1, count), 0.4, colors.grey), ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eeeeee")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"), ("LINEABOVE", (4, count + 1), (-1, count + 1), 0.6, colors.black),
+        ("LINEABOVE", (4, count + 3), (-1, count + 3), 0.6, colors.black)]))
+    return table
+
+
+def po_pdf(po: PurchaseOrder, request) -> bytes:
+    """The 採購單 as PDF bytes, in the active language."""
+    buffer = io.BytesIO()
+    document = SimpleDocTemplate(buffer, pagesize=A4, leftMargin=17 * mm, rightMargin=17 * mm, topMargin=16 * mm,
+                                 bottomMargin=16 * mm, title=_("Purchase order %(number)s") % {"number": po.number},
+                                 author=settings.COMPANY_NAME)
+    issued = timezone.localtime(po.approval.decided_at).strftime("%Y-%m-%d") if po.approval.decided_at else ""
+    story = [
+        _p(_("Purchase order (採購單)"), TITLE),
+        _p(_("PO number: %(number)s") % {"number": po.number}),
+        _p(_("Request: %(number)s · issued %(date)s") % {"number": request.number if request else "—",
+                                                         "date": issued}),
+        Spacer(1, 4 * mm), _parties(po, request),
+        _p(_("Ship to"), HEAD), _p(settings.COMPANY_SHIP_TO),
+        _p(_("Items"), HEAD), _lines(po),
+        _p(_("Payment terms"), HEAD), _p(settings.PAYMENT_TERMS),
+        _p(_("Approval"), HEAD), *[_p(row) for row in _chain(po)],
+    ]
+    document.build(story)
+    return buffer.getvalue()

@@ -1,0 +1,69 @@
+"""Who may enter and see supplier invoices (DESIGN §9, §16), for the API and the pages alike.
+
+Accounts payable (the role `accounts_payable`) and admins enter invoices and see them all; a
+requester sees those of her own requests and may not enter one (403)."""
+from django.utils.translation import gettext as _
+
+from agentstate.errors import Conflict, NotFound, NotPermitted
+from agentstate.ids import is_uuid
+from agentstate.models import Task
+
+from .. import workflow
+from ..models import Membership
+from ..selectors.tasks import may_view
+from .models import SupplierInvoice
+from .po import PurchaseOrder, purchase_order_of
+
+
+def said(cls, message: str, **extra):
+    """A refusal already in the reader's language."""
+    refusal = cls(message, **extra)
+    refusal.translated = True
+    return refusal
+
+
+def is_accounts_payable(user) -> bool:
+    return user.is_authenticated and user.is_active and (
+        user.is_superuser or Membership.objects.filter(user=user, role=Membership.Role.ACCOUNTS_PAYABLE).exists())
+
+
+def po_to_invoice(user, task_id) -> PurchaseOrder:
+    """The issued PO of a task, for accounts payable: 404 when she may not see the task, 403 for
+    anyone else who sees it, 409 before the ERP confirmed a PO."""
+    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
+    ap = task is not None and is_accounts_payable(user)
+    if task is None or not (ap or may_view(user, task)):
+        raise said(NotFound, _("No such request."))
+    if not ap:
+        raise said(NotPermitted, _("Only accounts payable enters supplier invoices."))
+    po = purchase_order_of(task)
+    if po is None:
+        raise said(Conflict, _("This request has no purchase order yet, so there is nothing to invoice."))
+    return po
+
+
+def invoices_visible_to(user):
+    """Accounts payable and admins: every invoice; anyone else: those of requests she may see."""
+    invoices = SupplierInvoice.objects.select_related("supplier", "task", "entered_by").prefetch_related("lines")
+    if is_accounts_payable(user):
+        return invoices
+    if not user.is_authenticated:
+        return invoices.none()
+    return invoices.filter(task__initiator=user)
+
+
+def invoice_for(user, invoice_id) -> SupplierInvoice:
+    invoice = invoices_visible_to(user).filter(pk=invoice_id).first() if is_uuid(invoice_id) else None
+    if invoice is None:
+        raise said(NotFound, _("No such invoice."))
+    return invoice
+
+
+# States in which a PO is out and invoices may come. The goods-receipt states join this when they land.
+INVOICEABLE = (workflow.CONFIRMED,)
+
+
+def pos_open_for_invoicing():
+    """Tasks whose PO is issued, newest first: what accounts payable may enter invoices against."""
+    return (Task.objects.filter(kind=workflow.KIND, state__in=INVOICEABLE)
+            .select_related("purchase_request", "initiator").order_by("-created_at"))

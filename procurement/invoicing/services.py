@@ -1,0 +1,112 @@
+"""Supplier invoices: enter one against a PO, and post a matched one to the ERP exactly once
+(DESIGN §6, §16). Views, the API and Celery tasks call these and decide nothing themselves."""
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from agentstate.errors import Conflict, DomainError
+from agentstate.models import Receipt
+from agentstate.receipts import receipt_perform, receipt_plan
+
+from .. import erp
+from .entry import Entry, invoice_entry
+from .models import SupplierInvoice, SupplierInvoiceLine
+from .po import PurchaseOrder, issued_approval
+from .selectors import po_to_invoice, said
+
+
+class InvoiceInvalid(DomainError):
+    """Field errors in the reader's language; nothing was written."""
+    translated = True
+
+
+def _duplicate(seller_tax_id: str, number: str) -> Conflict:
+    other = SupplierInvoice.objects.filter(seller_tax_id=seller_tax_id, number=number).select_related(
+        "task__purchase_request").first()
+    request = getattr(getattr(other.task, "purchase_request", None), "number", "") if other else ""
+    return said(Conflict, _("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); "
+                            "an invoice is entered once.") % {"number": number, "tax_id": seller_tax_id,
+                                                              "request": request or "—"})
+
+
+def _refused(error: ValidationError) -> InvoiceInvalid:
+    errors = {field: [str(m) for m in messages] for field, messages in error.message_dict.items()}
+    return InvoiceInvalid(_("The invoice was not entered: please correct the fields shown."), errors=errors)
+
+
+def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
+    """Check and record one supplier invoice against the task's PO.
+
+    404/403/409 from the read layer (who may, and whether a PO exists); 400 with field errors;
+    409 when the same seller's same number was entered before, whatever the PO. It waits for
+    its goods (`waiting_receipt`) until the three-way match decides."""
+    po = po_to_invoice(user, task_id)
+    try:
+        entry = invoice_entry(po, fields)
+    except ValidationError as error:
+        raise _refused(error)
+    if SupplierInvoice.objects.filter(seller_tax_id=entry.seller_tax_id, number=entry.number).exists():
+        raise _duplicate(entry.seller_tax_id, entry.number)
+    try:
+        with transaction.atomic():
+            return _record(po, entry, user)
+    except IntegrityError:  # entered from another window at the same moment
+        raise _duplicate(entry.seller_tax_id, entry.number)
+
+
+def _record(po: PurchaseOrder, entry: Entry, user) -> SupplierInvoice:
+    invoice = SupplierInvoice.objects.create(
+        task=po.task, supplier=po.supplier, number=entry.number, date=entry.date,
+        seller_tax_id=entry.seller_tax_id, buyer_tax_id=entry.buyer_tax_id, subtotal=entry.subtotal,
+        tax=entry.tax, total=entry.total, qr_text=entry.qr_text, entered_by=user,
+        status=SupplierInvoice.Status.WAITING_RECEIPT)
+    SupplierInvoiceLine.objects.bulk_create(
+        SupplierInvoiceLine(invoice=invoice, line=line.line, quantity=line.quantity, unit_price=line.unit_price,
+                            amount=line.amount) for line in entry.lines)
+    return invoice
+
+
+# -- posting -----------------------------------------------------------------------
+
+def posting_request(invoice: SupplierInvoice) -> dict:
+    """`POST /supplier-invoices` as DESIGN §16 words it."""
+    po_number = (invoice.task.data.get("purchase_order") or {}).get("id")
+    descriptions = {n: line["description"] for n, line in enumerate(_scope_lines(invoice))}
+    return {"purchase_order_id": po_number, "external_ref": str(invoice.pk), "number": invoice.number,
+            "date": invoice.date.isoformat(), "seller_tax_id": invoice.seller_tax_id,
+            "subtotal": str(invoice.subtotal), "tax": str(invoice.tax), "total": str(invoice.total),
+            "lines": [{"line": line.line, "description": descriptions.get(line.line, ""), "quantity": line.quantity,
+                       "unit_price": str(line.unit_price), "amount": str(line.amount)}
+                      for line in invoice.lines.order_by("line")]}
+
+
+def _scope_lines(invoice: SupplierInvoice) -> list[dict]:
+    approval = issued_approval(invoice.task)
+    return approval.scope["lines"] if approval else []
+
+
+def posting_receipt(invoice: SupplierInvoice) -> Receipt | None:
+    return Receipt.objects.filter(task_id=invoice.task_id, operation=erp.POST_SUPPLIER_INVOICE,
+                                  scope=f"invoice:{invoice.pk}").first()
+
+
+def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
+    """Post a matched invoice to the ERP through the receipts protocol: the key is stored first,
+    the answer recorded once; a lost answer is looked up by key, never sent twice. Safe to run
+    again: a posted invoice is returned as it is."""
+    invoice = SupplierInvoice.objects.select_related("task").get(pk=invoice_id)
+    if invoice.status == SupplierInvoice.Status.POSTED:
+        return invoice
+    if invoice.status != SupplierInvoice.Status.MATCHED:
+        raise said(Conflict, _("Only a matched invoice is posted to the ERP."))
+    receipt = receipt_plan(task=invoice.task, operation=erp.POST_SUPPLIER_INVOICE, scope=f"invoice:{invoice.pk}",
+                           request=posting_request(invoice))
+
+    def recorded(receipt):
+        if receipt.status == Receipt.Status.CONFIRMED:
+            SupplierInvoice.objects.filter(pk=invoice.pk, status=SupplierInvoice.Status.MATCHED).update(
+                status=SupplierInvoice.Status.POSTED)
+
+    receipt_perform(receipt=receipt, client=client or erp.ErpClient(), on_outcome=recorded)
+    invoice.refresh_from_db()
+    return invoice
