@@ -187,6 +187,10 @@ def write_report(results: dict, out: Path, path: Path):
             doc += [f"**{label}**", "", "```", *plan["plan"], "```", ""]
         doc += ["</details>", ""]
 
+    scale = (parts.get("scale") or {}).get("figures")
+    if scale:
+        doc += _scale_section(scale)
+
     chaos = (parts.get("chaos") or {}).get("figures")
     if chaos:
         r = chaos["recovery_s"]
@@ -347,3 +351,41 @@ that leaves for everything else at 1.2× is 0.2-0.4 ms per step, and the engine'
 and a verified read, without the server) takes about that much by itself. The target therefore asks
 for fewer rows written per move (the checkpoint carried by the event row, a task row that can take a
 HOT update), which changes DESIGN §4 and §13, not for more tuning of the present design."""
+
+
+def _scale_section(scale: dict) -> list[str]:
+    """bench/scale.py: every page at 100,000 tasks and at 1,000,000 decided approvals, with the plans."""
+    doc = ["## Pages at 100,000 tasks and 1,000,000 decided approvals", "",
+           "bench/scale.py: the tables filled by SQL (generate_series), each decided approval with its approver and "
+           "decision row, spread over 200 approvers (bob decides 1 in 100), VACUUM ANALYZEd; each page rendered with "
+           "django.test.Client as the person who reads it. Every SELECT a page runs is EXPLAIN ANALYZEd; a sequential "
+           "scan of a table that grows with the tasks is flagged when it read 10,000 rows or more (one that stopped "
+           "early, under a LIMIT or an EXISTS, is listed with the rows it read). Seconds depend on the machine's load "
+           "(given per stage); plans, rows read and query counts do not.", ""]
+    labels = list(scale["stages"][0]["pages"])
+    rows = []
+    for label in labels:
+        row = [label]
+        for stage in scale["stages"]:
+            page = stage["pages"][label]
+            seq = "; ".join(page["seq_scans"]) or "none"
+            row += [f"{page['p50_ms']} / {page['p95_ms']}", page["queries"],
+                    (page["slowest"] or {}).get("execution_ms", "-"), seq]
+        rows.append(row)
+    header = ["page"]
+    for stage in scale["stages"]:
+        load = ", ".join(f"{x:.1f}" for x in stage.get("load_average", []))
+        header += [f"{stage['stage']}: p50 / p95 ms (load {load})", "queries", "slowest query ms",
+                   "seq scans (10,000+ rows read)"]
+    doc += [_table(header, rows), ""]
+    last = scale["stages"][-1]
+    doc += [f"<details><summary>Plans at {last['stage']}: each page's slowest query, and every query "
+            "with a flagged or partial sequential scan</summary>", ""]
+    for label, page in last["pages"].items():
+        shown = [page["slowest"]] if page["slowest"] else []
+        shown += [p for p in page["flagged"] if p is not page["slowest"]]
+        for plan in shown:
+            doc += [f"**{label}** ({plan['execution_ms']} ms, indexes {', '.join(plan['indexes']) or '-'})", "",
+                    "```", plan["sql"][:600], "", *plan["plan"], "```", ""]
+    doc += ["</details>", ""]
+    return doc

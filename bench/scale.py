@@ -7,13 +7,15 @@ On its own database, named after DATABASE_URL's with `_scale` added (`procuremen
 under `make bench`; dropped and recreated), after `migrate`, `seed_demo` and bench/pages.py's 500
 pending approvals on bob's route:
 1. the engine's tables are filled by SQL (generate_series) to `--tasks` finished tasks, as
-   bench/growth.py fills them (one in ten with an approval bob decided);
-2. then decided approvals are added to `--approvals` in all, each with its approver row and its
-   decision row, spread over those tasks and 200 approvers (bob decides 1 in 100 of them).
+   bench/growth.py fills them (one in ten with an approval bob decided), and decided approvals
+   are added up to as many as there are tasks, each with its approver row and its decision row,
+   spread over those tasks and 200 approvers (bob decides 1 in 100 of them);
+2. then decided approvals are added the same way up to `--approvals` in all.
 After each stage (VACUUM ANALYZE), each page is rendered with django.test.Client, logged in as the
 person who reads it: p50/p95 over `--renders` renders and its queries per render. Every SELECT a
 page runs (CaptureQueriesContext) is then EXPLAINed (ANALYZE, BUFFERS), and a sequential scan of a
-table that grows with the tasks (bench/growth.py's FLAGGED_TABLES, 1,000 rows or more) is flagged.
+table that grows with the tasks (bench/growth.py's FLAGGED_TABLES) is flagged when it read 10,000
+rows or more; one that stopped early (under a LIMIT or an EXISTS) is listed with the rows it read.
 
 Seconds depend on the machine's load (printed with the figures); the plans and query counts do not.
 """
@@ -22,6 +24,7 @@ import io
 import json
 import os
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -128,8 +131,35 @@ def render(client, url, renders) -> dict:
             "queries": len(captured), "sql": [q["sql"] for q in captured.captured_queries]}
 
 
+SEQ_READ_LIMIT = 10_000  # rows a sequential scan of a big table may read before it is flagged
+
+
+def seq_scans_read(plan: list[str]) -> dict:
+    """Rows each sequential scan of a big table read, {table: rows}: (rows returned + rows removed by
+    its filter) x loops. A scan under a LIMIT or an EXISTS stops early and reads a few pages."""
+    from bench.growth import FLAGGED_TABLES
+
+    read = {}
+    for i, line in enumerate(plan):
+        found = re.search(r"Seq Scan on (\S+) .*rows=(\d+) loops=(\d+)", line)
+        if not found or found.group(1) not in FLAGGED_TABLES:
+            continue
+        removed = 0
+        depth = len(line) - len(line.lstrip())
+        for below in plan[i + 1:]:
+            if len(below) - len(below.lstrip()) <= depth or "->" in below:
+                break
+            if (gone := re.search(r"Rows Removed by Filter: (\d+)", below)):
+                removed = int(gone.group(1))
+        table = found.group(1)
+        read[table] = read.get(table, 0) + (int(found.group(2)) + removed) * int(found.group(3))
+    return read
+
+
 def explain_page(statements) -> list[dict]:
-    """EXPLAIN ANALYZE of each SELECT the page ran (a session or savepoint statement is left out)."""
+    """EXPLAIN ANALYZE of each SELECT the page ran (a session or savepoint statement is left out);
+    `seq_scans_of_big_tables` keeps only the scans that read SEQ_READ_LIMIT rows or more, and
+    `partial_seq_scans` the others with the rows they read."""
     from bench.growth import explain
 
     plans = []
@@ -137,6 +167,10 @@ def explain_page(statements) -> list[dict]:
         if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
             continue
         plan = explain(sql)
+        read = seq_scans_read(plan["plan"])
+        plan["seq_scans_of_big_tables"] = sorted(t for t, n in read.items() if n >= SEQ_READ_LIMIT)
+        plan["partial_seq_scans"] = {t: n for t, n in read.items() if n < SEQ_READ_LIMIT}
+        plan["seq_rows_read"] = read
         plans.append(plan | {"sql": sql[:1500]})
     return plans
 
@@ -152,10 +186,10 @@ def measure(stage: str, made, users, renders) -> dict:
             clients[username].force_login(users[username])
         page = render(clients[username], url, renders)
         plans = explain_page(page.pop("sql"))
-        seq = sorted({t for p in plans for t in p["seq_scans_of_big_tables"]})
+        seq = sorted({f"{t} ({p['seq_rows_read'][t]:,} rows read)" for p in plans for t in p["seq_scans_of_big_tables"]})
         slowest = max(plans, key=lambda p: p["execution_ms"] or 0) if plans else None
         figures[label] = page | {"seq_scans": seq, "slowest": slowest,
-                                 "flagged": [p for p in plans if p["seq_scans_of_big_tables"]]}
+                                 "flagged": [p for p in plans if p["seq_rows_read"]]}
         flag = f"  SEQ SCAN of {', '.join(seq)}" if seq else ""
         print(f"  {label}: p50 {page['p50_ms']} ms p95 {page['p95_ms']} ms, {page['queries']} queries, slowest "
               f"query {slowest['execution_ms'] if slowest else '-'} ms{flag}", flush=True)
@@ -173,17 +207,33 @@ def run(args) -> dict:
     from bench.growth import FLAGGED_TABLES, fill_to
     from bench.pages import seed_pages
 
+    User = get_user_model()
     call_command("migrate", verbosity=0)
+    if args.measure_only:  # the database a --keep run left, migrated to this code: its pages measured again
+        from agentstate.models import Approval
+
+        users = {u.username: u for u in User.objects.filter(username__in=["alice", "bob", "carol", "dave"])}
+        big = Approval.objects.filter(state_version=13, status="pending").get()
+        small = Approval.objects.filter(status="pending", task__initiator=users["alice"]).exclude(
+            pk=big.pk).order_by("created_at").first()
+        with connection.cursor() as cursor:
+            for table in FLAGGED_TABLES:
+                cursor.execute(f"ANALYZE {table}")
+        return {"load_average_at_start": os.getloadavg(), "stages": [
+            {"stage": "as left", "load_average": os.getloadavg(),
+             "pages": measure("as left", {"big": big, "small": small}, users, args.renders)}]}
     call_command("seed_demo", verbosity=0, stdout=io.StringIO())
     made = seed_pages(random.Random(3))
-    User = get_user_model()
     filler, _ = User.objects.get_or_create(username="bench-filler")
     User.objects.bulk_create([User(username=f"bench-approver-{k:03d}") for k in range(APPROVERS)])
     approver_ids = list(User.objects.filter(username__startswith="bench-approver-").values_list("pk", flat=True))
     users = {u.username: u for u in User.objects.filter(username__in=["alice", "bob", "carol", "dave"])}
     result = {"load_average_at_start": os.getloadavg(), "stages": []}
-    for stage, fill in ((f"{args.tasks:,} tasks", lambda: fill_to(args.tasks, users["alice"].pk, users["bob"].pk,
-                                                                   filler.pk)),
+    def tasks():
+        fill_to(args.tasks, users["alice"].pk, users["bob"].pk, filler.pk)
+        fill_approvals(args.tasks, users["bob"].pk, approver_ids)
+
+    for stage, fill in ((f"{args.tasks:,} tasks and as many decided approvals", tasks),
                         (f"{args.approvals:,} decided approvals",
                          lambda: fill_approvals(args.approvals, users["bob"].pk, approver_ids))):
         started = time.perf_counter()
@@ -209,12 +259,17 @@ def main():
     parser.add_argument("--renders", type=int, default=20)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--measure-only", action="store_true",
+                        help="measure the pages of the database a --keep run left (migrated first), no filling")
     args = parser.parse_args()
     params = server_params("scale.py")
     name = database_name()
     os.environ["DATABASE_URL"] = database_url(params, name)
     os.environ["DJANGO_SETTINGS_MODULE"] = "procurement.settings"
-    recreate_database(params, name)
+    if args.measure_only:
+        args.keep = True
+    else:
+        recreate_database(params, name)
     try:
         result = run(args)
         if args.json:
