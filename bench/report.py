@@ -1,4 +1,5 @@
 """bench/RESULTS.md and its two charts, written from the figures bench/run.py collected."""
+import json
 from pathlib import Path
 
 NOISE = ("The 2 cores are shared: the load averages above (and each part's, below) say how busy they were, "
@@ -189,7 +190,8 @@ def write_report(results: dict, out: Path, path: Path):
 
     scale = (parts.get("scale") or {}).get("figures")
     if scale:
-        doc += _scale_section(scale)
+        before = out / "scale_before.json"
+        doc += _scale_section(scale, json.loads(before.read_text()) if before.exists() else None)
 
     chaos = (parts.get("chaos") or {}).get("figures")
     if chaos:
@@ -353,7 +355,7 @@ for fewer rows written per move (the checkpoint carried by the event row, a task
 HOT update), which changes DESIGN §4 and §13, not for more tuning of the present design."""
 
 
-def _scale_section(scale: dict) -> list[str]:
+def _scale_section(scale: dict, before: dict | None = None) -> list[str]:
     """bench/scale.py: every page at 100,000 tasks and at 1,000,000 decided approvals, with the plans."""
     doc = ["## Pages at 100,000 tasks and 1,000,000 decided approvals", "",
            "bench/scale.py: the tables filled by SQL (generate_series), each decided approval with its approver and "
@@ -378,6 +380,24 @@ def _scale_section(scale: dict) -> list[str]:
         header += [f"{stage['stage']}: p50 / p95 ms (load {load})", "queries", "slowest query ms",
                    "seq scans (10,000+ rows read)"]
     doc += [_table(header, rows), ""]
+    if before:
+        doc += [f"Before (`results/scale_before.json`): {before['note']}, commit `{before['commit']}`. Its first "
+                "stage had the 100,000 tasks with 10,455 approvals, 95% of them bob's (bench/growth.py's fill), "
+                "not 100,000 spread over 200 approvers; its second stage is the same shape as above.", ""]
+        rows = []
+        for label in before["stages"][0]["pages"]:
+            row = [label]
+            for stage in before["stages"]:
+                page = stage["pages"][label]
+                row += [f"{page['p50_ms']} / {page['p95_ms']}", page["queries"], page["slowest_ms"],
+                        "; ".join(page["seq_scans"]) or "none"]
+            rows.append(row)
+        header = ["page"]
+        for stage in before["stages"]:
+            load = ", ".join(f"{x:.1f}" for x in stage.get("load_average", []))
+            header += [f"before, {stage['stage']}: p50 / p95 ms (load {load})", "queries", "slowest query ms",
+                       "seq scans (10,000+ rows read)"]
+        doc += [_table(header, rows), ""]
     last = scale["stages"][-1]
     doc += [f"<details><summary>Plans at {last['stage']}: each page's slowest query, and every query "
             "with a flagged or partial sequential scan</summary>", ""]
