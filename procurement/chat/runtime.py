@@ -65,11 +65,14 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
         if proposal.fallback:
             out.reply = join(say("fallback", ctx.lang), out.reply)
         agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
-                                 data=turn_record(proposal, out, ctx))
+                                 data=turn_record(proposal, out, ctx), locked=locked)
         locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
                                    outcome=out.outcome)
         locked.save(update_fields=["summary", "updated_at"])
-    session.refresh_from_db(fields=["task", "summary", "updated_at"])
+    # What the turn left on the session, from the row it locked and saved (not read again).
+    if session.task_id != locked.task_id and Session.task.is_cached(session):
+        Session.task.field.delete_cached_value(session)
+    session.task_id, session.summary, session.updated_at = locked.task_id, locked.summary, locked.updated_at
     # Read again: once committed, the agent's first steps may already have moved the task.
     task = Task.objects.filter(pk=out.task.pk).first() if out.task is not None else None
     return TurnResult(reply=out.reply, task=task, action=out.did, turn=agent_turn)
@@ -108,14 +111,16 @@ def _check_may_post(session: Session, user):
         raise Conflict("This conversation has expired; start a new one.")
 
 
-def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
-    """Append a turn with the next `seq`, under the session's row lock so two posts never clash."""
+def turn_append(*, session_id, role: str, text: str, data: dict | None = None, locked: Session | None = None
+                ) -> Turn:
+    """Append a turn with the next `seq`, under the session's row lock so two posts never clash.
+    `locked`: the session's row, already locked by the caller's transaction."""
     with transaction.atomic():
-        Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
+        # A turn makes an idle or closed conversation active again (agentstate.retention moves it on by
+        # time); the update takes the row's lock too, so nothing reads it first.
+        if locked is None or locked.status != Session.Status.ACTIVE:
+            Session.objects.filter(pk=session_id).update(status=Session.Status.ACTIVE)
         last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
-        # A turn makes an idle or closed conversation active again (agentstate.retention moves it on by time).
-        Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
-            status=Session.Status.ACTIVE)
         data = {**(data or {}), "trace_id": trace.current()}
         return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
 
