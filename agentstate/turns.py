@@ -7,14 +7,18 @@ from . import trace
 from .models import Session, Turn
 
 
-def turn_append(*, session_id, role: str, text: str, data: dict | None = None) -> Turn:
+def turn_append(*, session_id, role: str, text: str, data: dict | None = None, locked: Session | None = None
+                ) -> Turn:
     """Append a turn with the next `seq`. A turn makes an idle or closed conversation active again
-    (agentstate.retention moves it on by time). The turn carries the current trace id."""
+    (agentstate.retention moves it on by time). The turn carries the current trace id.
+    `locked`: the session's row, already locked by the caller's transaction (no second lock)."""
     with transaction.atomic():
-        Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
+        if locked is None:
+            Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
         last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
-        Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
-            status=Session.Status.ACTIVE)
+        if locked is None or locked.status != Session.Status.ACTIVE:
+            Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
+                status=Session.Status.ACTIVE)
         data = {**(data or {}), "trace_id": trace.current()}
         return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
 

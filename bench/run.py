@@ -1,6 +1,6 @@
 """`make bench`: every benchmark in one run, then bench/RESULTS.md, the raw JSON and two charts.
 
-    .venv/bin/python bench/run.py [--quick] [--only sidebyside,throughput,growth,chaos,permissions]
+    .venv/bin/python bench/run.py [--quick] [--only sidebyside,throughput,growth,scale,chaos,permissions]
 
 Runs, each in its own process and on its own database of the same PostgreSQL server (server and
 credentials from DATABASE_URL when it is PostgreSQL, else postgres@127.0.0.1:5432), with Redis
@@ -9,6 +9,7 @@ db 9 (BENCH_REDIS_DB to use another) as the broker where workers are involved:
 1. bench/sidebyside.py  agentstate vs LangGraph's PostgresSaver at 1/10/100 KB, and pgbench -N;
 2. bench/workflow.py    1,000 purchase requests end to end, two workers, the ERP simulator;
 3. bench/growth.py      a transition and the pages at 1k, 10k and 100k tasks, with EXPLAIN;
+   bench/scale.py       every page at 100k tasks and 1M decided approvals, EXPLAIN of each query;
 4. bench/chaos.py       200 requests under SIGKILLs and ERP faults;
 5. bench/permissions.py the inbox, task and API lists at 2k and 10k tasks (50 departments, 200
                         people): p50/p95 and queries per request, which must stay constant.
@@ -35,6 +36,7 @@ FULL = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10"],
     "throughput": ["bench/workflow.py", "--requests", "1000", "--timeout", "1500"],
     "growth": ["bench/growth.py", "--scales", "1000,10000,100000"],
+    "scale": ["bench/scale.py", "--tasks", "100000", "--approvals", "1000000"],
     "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "240", "--settle-seconds", "300"],
     "permissions": ["bench/permissions.py", "--scales", "2000,10000"],
 }
@@ -42,6 +44,7 @@ QUICK = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3"],
     "throughput": ["bench/workflow.py", "--requests", "40", "--timeout", "300"],
     "growth": ["bench/growth.py", "--scales", "1000,3000"],
+    "scale": ["bench/scale.py", "--tasks", "2000", "--approvals", "20000", "--renders", "3"],
     "chaos": ["bench/chaos.py", "--requests", "30", "--chaos-seconds", "40", "--settle-seconds", "90"],
     "permissions": ["bench/permissions.py", "--scales", "500,2000", "--renders", "5"],
 }
@@ -78,7 +81,7 @@ def run_part(name: str, argv: list[str], env: dict) -> tuple[dict | None, int, s
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="sidebyside,throughput,growth,chaos,permissions")
+    parser.add_argument("--only", default="sidebyside,throughput,growth,scale,chaos,permissions")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     plan = QUICK if args.quick else FULL

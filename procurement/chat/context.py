@@ -25,7 +25,13 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
     # Read afresh: a Session object held by the caller may cache an old copy of its task.
     task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
-    requests = tuple(facts.my_requests(user))
+    # Only a conversation without an open request may attach to another one; her recent requests
+    # and the open ones it may attach to are read together (one read, not two).
+    if task is None or task.state in workflow.TERMINAL:
+        requests, candidates = facts.my_requests_and_open(user, open_limit=CANDIDATES,
+                                                          exclude=task.pk if task else None)
+    else:
+        requests, candidates = facts.my_requests(user), []
     return Context(
         message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
         departments=departments_of(user), catalogue=catalogue(),
@@ -33,12 +39,10 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
         task=task_view(task) if task else None,
         expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
         choices=tuple(last_agent.get("choices", ())),
-        # Only a conversation without an open request may attach to another one.
-        candidates=tuple(open_tasks(user, exclude=task.pk if task else None))
-        if task is None or task.state in workflow.TERMINAL else (),
+        candidates=tuple(candidates),
         memory=tuple(MemoryView(e["id"], e["version"], e["scope"], e["kind"], e["content"][:MEMORY_CHARS])
                      for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]),
-        requests=requests, about=last_agent.get("about") or "")
+        requests=tuple(requests), about=last_agent.get("about") or "")
 
 
 def departments_of(user) -> tuple:
@@ -55,11 +59,6 @@ def catalogue() -> tuple:
 def task_view(task: Task) -> TaskView:
     """The request as State has it now (one read with its lines, receipts and approvals)."""
     return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
-
-
-def open_tasks(user, *, exclude=None) -> list[TaskView]:
-    """The caller's own unfinished purchase tasks, newest first: what "continue" may attach to."""
-    return facts.my_requests(user, limit=CANDIDATES, open_only=True, exclude=exclude, drafts=True)
 
 
 def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str) -> str:

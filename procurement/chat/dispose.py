@@ -244,7 +244,7 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
             views.sort(key=lambda v: v.state in workflow.TERMINAL)
         for view in views:
             if any(match_item(line["description"], job.ctx.catalogue) == item for line in view.lines):
-                return facts.view_of(view.id), ""
+                return view, ""  # read this turn, with the context
         return None, say("not_found_item", lang, item=drafts.item_name(item or action.item, lang))
     current = job.task()
     wanted = {"why": lambda v: v.decision.get("status") in ("rejected", "returned") or v.state == workflow.NEEDS_REVIEW,
@@ -260,7 +260,7 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
         return task_view(current), ""
     # "Why was it returned?" with no name: the newest request that was returned or rejected.
     fitting = [v for v in job.ctx.requests if wanted and wanted(v)] or list(job.ctx.requests)
-    return (facts.view_of(fitting[0].id), "") if fitting else (None, "")
+    return (fitting[0], "") if fitting else (None, "")  # read this turn, with the context
 
 
 def _by_number(user, ref: str) -> str:

@@ -5,6 +5,7 @@ queries however many she has (DESIGN §2, §3, §14).
 
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
+from django.db import connection
 from django.db.models import Prefetch
 
 from agentstate.models import Approval, Receipt, Task
@@ -38,6 +39,23 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
                 drafts: bool = False) -> list[TaskView]:
     """The caller's own requests, newest first (drafts nobody submitted only if asked for)."""
     return [task_view(t) for t in _mine(user, open_only=open_only, exclude=exclude, drafts=drafts)[:limit]]
+
+
+def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[TaskView], list[TaskView]]:
+    """my_requests(user) and my_requests(user, limit=open_limit, open_only=True, exclude=exclude,
+    drafts=True) from one read: both lists' ids in one query (a union of the two, each sliced),
+    their rows once. A request in both lists is read once and is the same view in both."""
+    recent = _mine(user).values("pk")[:RECENT_REQUESTS]
+    still_open = _mine(user, open_only=True, exclude=exclude, drafts=True).values("pk")[:open_limit]
+    if connection.features.supports_slicing_ordering_in_compound:
+        ids = recent.union(still_open, all=True)
+    else:  # SQLite: no LIMIT inside a UNION, so the two lists' ids are read apart
+        ids = [*recent.values_list("pk", flat=True), *still_open.values_list("pk", flat=True)]
+    tasks = sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True)  # as _mine
+    views = {t.pk: task_view(t) for t in tasks}
+    # Every request of either list was read, and any other row read ranks below that list's last one.
+    return ([views[t.pk] for t in tasks if t.state != workflow.DRAFT][:RECENT_REQUESTS],
+            [views[t.pk] for t in tasks if t.state not in workflow.TERMINAL and t.pk != exclude][:open_limit])
 
 
 def my_requests_count(user, *, open_only: bool = False) -> int:

@@ -65,11 +65,14 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
         if proposal.fallback:
             out.reply = join(say("fallback", ctx.lang), out.reply)
         agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
-                                 data=turn_record(proposal, out, ctx))
+                                 data=turn_record(proposal, out, ctx), locked=locked)
         locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
                                    outcome=out.outcome)
         locked.save(update_fields=["summary", "updated_at"])
-    session.refresh_from_db(fields=["task", "summary", "updated_at"])
+    # What the turn left on the session, from the row it locked and saved (not read again).
+    if session.task_id != locked.task_id and Session.task.is_cached(session):
+        Session.task.field.delete_cached_value(session)
+    session.task_id, session.summary, session.updated_at = locked.task_id, locked.summary, locked.updated_at
     # Read again: once committed, the agent's first steps may already have moved the task.
     task = Task.objects.filter(pk=out.task.pk).first() if out.task is not None else None
     return TurnResult(reply=out.reply, task=task, action=out.did, turn=agent_turn)

@@ -5,7 +5,6 @@ from decimal import Decimal
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
@@ -37,11 +36,11 @@ DECIDED = ("approved", "rejected", "returned")
 def inbox(request):
     form = inbox_rows.InboxFilter(request.GET)
     filters = form.filters()
-    page = Paginator(selectors.inbox_approvals(request.user, **filters), inbox_rows.PER_PAGE).get_page(
+    page = inbox_rows.InboxPaginator(selectors.inbox_approvals(request.user, **filters), inbox_rows.PER_PAGE).get_page(
         request.GET.get("page"))
     context = {"form": form, "filters": filters, "page": page, "rows": inbox_rows.rows(page.object_list, request.user),
                "departments": list(selectors.inbox_departments(request.user)),
-               "tabs": form.fields["tab"].choices}
+               "tabs": form.fields["tab"].choices, "count_limit": f"{inbox_rows.COUNT_LIMIT:,}"}
     template = "procurement/inbox.html#rows" if request.htmx else "procurement/inbox.html"
     return render(request, template, context)
 

@@ -95,10 +95,21 @@ def may_decide(user, approval) -> str | None:
 def approvals_pending_for(user):
     """Pending approvals whose waiting step `user` may decide (in person, standing in for someone,
     or by a grant that is still live), oldest first (the longest waiting)."""
+    # The pending approvals are walked oldest first (approval_pending_created_idx) and each is asked
+    # whether it reaches `user` (an index probe, EXISTS); sets of ids (IN) made PostgreSQL read every
+    # approver row of `user`, decided ones too, or walk every approval by date for the few pending.
+    routed = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_for(user))
+    granted = approval_grants(user, DECIDE_APPROVAL).filter(content_object=OuterRef("pk"))
     # A requester standing in for someone on her own request's chain still may not decide it.
-    return (Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=approval_grants(user, DECIDE_APPROVAL)),
-                                    status=Approval.Status.PENDING).exclude(task__initiator=user)
-            .select_related("task__initiator").order_by("created_at"))
+    return (Approval.objects.filter(Exists(routed) | Exists(granted), status=Approval.Status.PENDING)
+            .exclude(task__initiator=user).select_related("task__initiator").order_by("created_at"))
+
+
+def _decided_ids(user):
+    """Ids of the approvals `user` decided or decided a step of: three index reads put together
+    (decisions in person, for someone, and the approval's own decider), as many rows as they decided
+    whatever the size of the table."""
+    return decided_by(user).union(Approval.objects.filter(decided_by=user).values("pk"), all=True)
 
 
 EVERY_DEPARTMENT = object()
@@ -151,8 +162,7 @@ def inbox_approvals(user, *, tab: str = "pending", department: str = "", search:
     """The inbox list: one tab, narrowed by department code and a search on the request number
     (REQ-…), the PO number or the requester. Rows carry everything a row shows, in one query."""
     if tab == "decided":
-        rows = Approval.objects.filter(Q(decided_by=user) | Q(pk__in=decided_by(user))).order_by(
-            "-decided_at", "-created_at")
+        rows = Approval.objects.filter(pk__in=_decided_ids(user)).order_by("-decided_at", "-created_at")
     elif tab == "all":
         rows = approvals_visible_to(user).order_by("-created_at")
     else:
@@ -179,9 +189,26 @@ def inbox_departments(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Department.objects.order_by("code")
-    # Per department, one approval of it that reaches `user` is enough (EXISTS stops at the first).
-    reached = Approval.objects.filter(_reaches(user), task__tenant=OuterRef("code"))
-    return Department.objects.filter(Q(code__in=codes) | Exists(reached)).order_by("code")
+    return Department.objects.filter(Q(code__in=codes) | _reached_in(user, OuterRef("code"))).order_by("code")
+
+
+def _reached_in(user, tenant) -> Q:
+    """Some approval of `tenant` reaches `user` (the same ways as _reaches), each way read from
+    `user`'s own rows (their approver rows, decisions, grants) and stopping at the first: asked of
+    every approval of the department instead, it read the tasks by tenant (a sequential scan)."""
+    from agentstate.models import ApprovalDecision
+
+    from .delegations import stands_in_for
+
+    # `user` and whom they stand in for as ids (today's delegations, read once per request): as
+    # `user_id IN (a union)` the planner could not tell how many approver rows that is and scanned
+    # them all for someone with none.
+    standing = [user.pk, *(row.delegator_id for row in stands_in_for(user))]
+    return (Exists(Approval.approvers.through.objects.filter(user__in=standing, approval__task__tenant=tenant))
+            | Exists(ApprovalDecision.objects.filter(decided_by=user, approval__task__tenant=tenant))
+            | Exists(ApprovalDecision.objects.filter(on_behalf_of=user, approval__task__tenant=tenant))
+            | Exists(Approval.objects.filter(decided_by=user, task__tenant=tenant))
+            | Exists(approval_grants(user).filter(content_object__task__tenant=tenant)))
 
 
 def approval_for_decider(user, approval_id) -> Approval:

@@ -151,6 +151,23 @@ def test_paging_keeps_the_tab_and_filters(three, demo, monkeypatch):
     assert bob.get(INBOX, {"tab": "all", "page": "99"}).status_code == 200  # past the end: the last page
 
 
+def test_past_the_count_limit_the_inbox_says_more_than_and_still_pages_newest_first(three, demo, monkeypatch):
+    # The inbox counts at most COUNT_LIMIT rows (a director's "all" tab holds most of a million).
+    monkeypatch.setattr(inbox, "PER_PAGE", 1)
+    monkeypatch.setattr(inbox, "COUNT_LIMIT", 2)
+    bob = client_for(demo["bob"])
+    first = bob.get(INBOX, {"tab": "all"}).content.decode()
+    assert "More than 2 approvals" in first and "3 approvals" not in first
+    assert "Page 1" in first and "Page 1 of" not in first and 'rel="next"' in first
+    newest_first = [bob.get(INBOX, {"tab": "all", "page": n}).content.decode() for n in (1, 2, 3)]
+    assert [f"/approvals/{three[name].pk}/" in body for name, body in zip(("dock", "keyboards", "laptops"),
+                                                                         newest_first)] == [True] * 3
+    assert 'rel="next"' not in newest_first[2]
+    # Within the limit it counts exactly, as before.
+    monkeypatch.setattr(inbox, "COUNT_LIMIT", 3)
+    assert "3 approvals" in bob.get(INBOX, {"tab": "all"}).content.decode()
+
+
 def test_htmx_filter_answers_only_the_rows(three, demo):
     page = client_for(demo["bob"]).get(INBOX, {"tab": "all", "q": "alice"}, **HX)
     body = page.content.decode()
