@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agentstate', '0016_memory_choice_labels'),
+        ('agentstate', '0018_receipt_send_budget'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
