@@ -79,6 +79,8 @@ def test_department_manager_field_alone_is_enough_to_confirm(demo, make_user):
 def test_organisation_memory_is_proposed_by_anyone_and_confirmed_by_admins(demo):
     entry = memory_propose(by=demo["erin"], scope="organisation", subject="", kind="term", content="HW = hardware")
     with pytest.raises(NotPermitted):
+        memory_confirm(entry=entry, by=demo["erin"])  # she proposed it
+    with pytest.raises(NotFound):  # not an admin: the proposal is not there for him
         memory_confirm(entry=entry, by=demo["frank"])
     assert memory_confirm(entry=entry, by=demo["carol"]).status == "active"
     with pytest.raises(NotPermitted):
