@@ -11,9 +11,10 @@ from agentstate.errors import Conflict, DomainError, IllegalTransition, NotFound
 from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
 
-from .. import selectors, sentences, services, workflow
+from .. import selectors, services, workflow
 from ..quotesheet import chat as sheet_words
 from ..quotesheet import words
+from ..words import refusal
 from ..quotesheet.chat import pending_text
 from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from ..models import Department
@@ -96,7 +97,7 @@ def _refusal(job: Job, exc: DomainError) -> Outcome:
         # The engine's own words ("Event 'cancel' is not allowed in state ...") stay in the turn's
         # record; she reads what they mean for her request (「請購目前為「已下單」，無法這樣做。」).
         with language(job.lang):
-            reply = join(sentences.refusal(exc), say("nothing_changed", job.lang))
+            reply = join(refusal(exc), say("nothing_changed", job.lang))
         return _refused(job, str(exc), reply=reply)
     return _refused(job, str(exc))
 
