@@ -77,6 +77,9 @@ EVENTS = {
                              "why: %(why)s"), person="person", request="request", **WHY),
     "dry_run_viewed": _w(_r("%(person)s viewed a dry run from the state saved at version %(version)s: %(steps)s "
                             "steps, %(differences)s differences; nothing was sent"), person="person"),
+    "dry_run_viewed_why": _w(_r("%(person)s viewed a dry run from the state saved at version %(version)s: "
+                                "%(steps)s steps, %(differences)s differences; nothing was sent; why: %(why)s"),
+                             person="person", **WHY),
     # procurement.retries, procurement.review, procurement.settling: the work queue
     "step_failed": _w(_s("the step “%(step)s” failed %(n)s times in a row"), step="step"),
     "retried": _w(_s("retried the step “%(step)s”. %(note)s"), step="step", note="note"),
