@@ -15,6 +15,7 @@ from types import MappingProxyType
 QUOTED = "quoted"
 
 _RENDERER: list[Callable[[Said, str | None], str]] = []
+_LOGGER: list[Callable[[Said], str]] = []
 
 
 def _frozen(value):
@@ -65,8 +66,8 @@ class Said:
         return render(self, language)
 
     def __str__(self) -> str:
-        """English, for logs and the audit column: the app's words when plugged in, else the code."""
-        return render(self, "en")
+        """English, for logs and the audit column: the app's log line when plugged in, else the code."""
+        return _LOGGER[0](self) if _LOGGER else render(self, "en")
 
 
 def say(code: str, **params) -> Said:
@@ -79,9 +80,11 @@ def quote(text: str) -> Said:
     return Said(QUOTED, {"text": str(text or "")})
 
 
-def use_renderer(renderer: Callable[[Said, str | None], str]) -> None:
-    """The app's `renderer(said, language)`: the words for a Said (language None: the active one)."""
+def use_renderer(renderer: Callable[[Said, str | None], str], log: Callable[[Said], str] | None = None) -> None:
+    """The app's `renderer(said, language)`: the words for a Said (language None: the active one);
+    `log(said)`: its line for logs and the audit column (str(said))."""
     _RENDERER[:] = [renderer]
+    _LOGGER[:] = [log] if log is not None else []
 
 
 def render(said: Said, language: str | None = None) -> str:

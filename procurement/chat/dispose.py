@@ -10,6 +10,7 @@ from django.db import transaction
 from agentstate.errors import Conflict, DomainError, IllegalTransition, NotFound, NotPermitted, StaleVersion
 from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
+from agentstate.said import say as said_code
 
 from .. import selectors, services, workflow
 from ..quotesheet import chat as sheet_words
@@ -393,7 +394,7 @@ def cancel(job: Job) -> Outcome:
                     what=drafts.describe_lines(view.lines, job.lang), state=state_words(task.state, job.lang))
         return Outcome(reply=reply, did="none", outcome="confirm", task=job.task() or task, expects="confirm_cancel",
                        confirming=confirmed, about=str(task.pk))
-    task = services.request_cancel(task_id=task.pk, user=job.user, reason="cancelled in chat")
+    task = services.request_cancel(task_id=task.pk, user=job.user, reason=said_code("cancelled_in_chat"))
     return Outcome(reply=join(job.proposal.reply, say("cancelled", job.lang)), did="cancel", task=task,
                    about=str(task.pk))
 

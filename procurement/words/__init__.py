@@ -32,6 +32,21 @@ def render(said: Said, language: str | None = None) -> str:
     return " ".join((str(words.template) % shown).split())
 
 
+def log_line(said: Said) -> str:
+    """`said` for logs and the event's reason column: English, people by username, and the
+    parameters its words leave out (the ERP's raw error, what a rewind showed) after it."""
+    words = CODES.get(said.code)
+    if said.is_quoted or words is None:
+        return render(said, "en")
+    raw = {name: kind for name, kind in words.kinds.items() if kind not in params.RAW_IN_LOGS}
+    with translation.override("en"):
+        template = str(words.template)
+        text = " ".join((template % params.shown(raw, said.params, plain=True)).split())
+    left_out = [f"{name}: {value}" for name, value in said.params.items()
+                if f"%({name})" not in template and value not in (None, "", ())]
+    return "; ".join([text, *left_out])
+
+
 def event_reason(event) -> str:
     """Why an event happened, for the timeline: its stored code in the reader's language; an event
     written before reasons were codes by its English sentence (procurement.words.sentences)."""
@@ -51,4 +66,4 @@ def refusal(exc: DomainError) -> str:
     return _legacy_refusal(exc)
 
 
-use_renderer(render)
+use_renderer(render, log=log_line)

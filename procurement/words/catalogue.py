@@ -36,6 +36,7 @@ EVENTS = {
     "amended": _w(_s("amended to revision %(revision)s")),
     "cancelled_by_requester": _w(_s("cancelled by the requester")),
     "cancelled_in_chat": _w(_s("cancelled in the chat")),
+    "offboarded": _w(_r("%(person)s left the organisation (offboarded by %(by)s)"), person="person", by="person"),
     # procurement.steps
     "requisition_replaced": _w(_s("the previous ERP requisition was cancelled and its budget released")),
     "awarded": _w(_s("awarded to %(supplier)s: %(total)s incl. tax"), total="money"),
@@ -83,7 +84,23 @@ EVENTS = {
     # procurement.retries, procurement.review, procurement.settling: the work queue
     "step_failed": _w(_s("the step “%(step)s” failed %(n)s times in a row"), step="step"),
     "retried": _w(_s("retried the step “%(step)s”. %(note)s"), step="step", note="note"),
+    "approver_named": _w(_s("%(who)s named %(person)s to decide it, above every approval limit. %(note)s"),
+                         who="person", person="person", note="note"),
     "cancelled_from_queue": _w(_s("cancelled from the work queue. %(note)s"), note="note"),
+    "checked_order": _w(_s("%(person)s checked the ERP again: it holds purchase order %(id)s. %(note)s"),
+                        person="person", note="note"),
+    "recorded_order": _w(_s("%(person)s recorded the outcome (%(verified)s): ERP purchase order %(id)s. %(note)s"),
+                         person="person", verified="verified", note="note"),
+    "checked_resent": _w(_s("%(person)s checked the ERP again: it has no purchase order under its key, so it was "
+                            "sent again. %(note)s"), person="person", note="note"),
+    "recorded_resent": _w(_s("%(person)s recorded the outcome (%(verified)s): the ERP has no purchase order under "
+                             "its key, so it was sent again. %(note)s"), person="person", verified="verified",
+                          note="note"),
+    "checked": _w(_s("%(person)s checked the ERP again. %(note)s"), person="person", note="note"),
+    "recorded": _w(_s("%(person)s recorded the outcome (%(verified)s). %(note)s"), person="person",
+                   verified="verified", note="note"),
+    "still_in_doubt": _w(_s("checked the ERP again: still in doubt (%(errors)s). %(note)s"), errors="erp_errors",
+                         note="note"),
     "cancel_too_late": _w(_s("The cancel came too late: the ERP holds purchase order %(id)s; nothing was "
                              "cancelled and the budget stays spent. %(note)s"), note="note"),
 }

@@ -55,6 +55,8 @@ def verified(value) -> str:
     return str(VERIFIED[bool(value)])
 
 
+RAW_IN_LOGS = {"person", "people"}  # logs name people by username (procurement.words.log_line)
+
 KINDS = {
     "money": money,
     "person": person,
@@ -70,9 +72,15 @@ KINDS = {
     "receipt": lambda value: labels.label(labels.RECEIPT_LABELS, value),
     "department": lambda value: labels.department_code_label(str(value or "")),
     "erp_error": lambda value: error_words(value) or "",
+    "erp_errors": lambda value: " ".join(error_words(e) or str(e) for e in (value or ())).rstrip("。."),
 }
 
 
-def shown(kinds: dict, params) -> dict:
-    """The parameters as the words show them."""
-    return {name: KINDS[kinds[name]](value) if name in kinds else value for name, value in dict(params).items()}
+def shown(kinds: dict, params, *, plain: bool = False) -> dict:
+    """The parameters as the words show them (`plain`: a list as its items, for a log line)."""
+    return {name: KINDS[kinds[name]](value) if name in kinds else _plain(value) if plain else value
+            for name, value in dict(params).items()}
+
+
+def _plain(value):
+    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else value
