@@ -25,7 +25,7 @@ FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpo
 
 
 def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, step: str = "",
-                subject=None, reason: Said | str = "created", by=None) -> Task:
+                subject=None, reason: Said | str = Said("created"), by=None) -> Task:
     """A new task in its kind's initial state, with its first event and checkpoint. `by`: who
     created it when that is not its initiator (an admin's fork of someone's request)."""
     from .models import Checkpoint, TaskEvent

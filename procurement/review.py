@@ -29,6 +29,7 @@ from . import erp, settling, steps, workflow
 from .people import person_label
 from .policy import last_step
 from .labels import state_label
+from .words import event_reason
 from .queueing import enqueue_advance, notify_on_commit
 from .selectors.queue import review_task_for
 
@@ -139,7 +140,7 @@ def what_changed(task: Task, seen_version: int) -> str:
     """For a 409: where the task is now and what moved it since the version the person saw."""
     events = TaskEvent.objects.filter(task_id=task.pk, version__gt=seen_version).order_by("id")
     moves = "; ".join(_("%(actor)s: %(from)s → %(to)s (%(reason)s)") % {
-        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": e.reason}
+        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": event_reason(e) or e.reason}
         for e in events[:5])
     now = _("This request changed since you looked: it is now “%(state)s”, version %(version)d.") % {
         "state": state_label(task.state), "version": task.version}

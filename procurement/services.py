@@ -189,7 +189,7 @@ def _cancel_relatives(relatives: list, user, approval):
     for relative in relatives:
         fire(relative.task.pk, "cancel", actor=Actor(user=user, roles=frozenset({workflow.REVIEWER})),
              expected_version=relative.task.version,
-             reason=f"cancelled by {user.get_username()}, who approved {number} for the same goods instead")
+             reason=say("cancelled_as_twin", who=user.get_username(), number=number))
         enqueue_advance(relative.task.pk)
         notify_on_commit(relative.task.pk)
 

@@ -55,6 +55,8 @@ def event_reason(event) -> str:
         return _legacy_event_reason(event)
     if said.code == "created" and getattr(event, "event", "") == "create":
         return ""  # the event's label already says it: 「建立」, not 「建立 已建立」
+    if said.is_quoted:  # words nobody coded: a sentence still listed there, else the text as a quotation
+        return translate(said.params.get("text", "")) or render(said)
     return render(said)
 
 

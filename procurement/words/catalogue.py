@@ -36,6 +36,8 @@ EVENTS = {
     "amended": _w(_s("amended to revision %(revision)s")),
     "cancelled_by_requester": _w(_s("cancelled by the requester")),
     "cancelled_in_chat": _w(_s("cancelled in the chat")),
+    "cancelled_as_twin": _w(_s("cancelled by %(who)s, who approved %(number)s for the same goods instead"),
+                            who="person"),
     "offboarded": _w(_r("%(person)s left the organisation (offboarded by %(by)s)"), person="person", by="person"),
     # procurement.steps
     "requisition_replaced": _w(_s("the previous ERP requisition was cancelled and its budget released")),

@@ -24,98 +24,11 @@ PERSON_PARTS = {"who", "for", "requester", "person"}
 USERNAME = re.compile(r"[\w.@+-]+")
 
 SENTENCES = [(re.compile(pattern), words) for pattern, words in [
-    # agentstate.machine.task_create, procurement.services
-    (r"created", pgettext_lazy("agent sentence", "created")),
-    (r"draft started in chat", pgettext_lazy("agent sentence", "draft started in chat")),
-    (r"request confirmed", pgettext_lazy("agent sentence", "request confirmed and sent")),
-    (r"amended to revision (?P<revision>\d+)", pgettext_lazy("agent sentence", "amended to revision %(revision)s")),
-    (r"cancelled by the requester", pgettext_lazy("agent sentence", "cancelled by the requester")),
-    # procurement.steps
-    (r"previous requisition and budget released",
-     pgettext_lazy("agent sentence", "the previous ERP requisition was cancelled and its budget released")),
-    (rf"awarded to (?P<supplier>.+): {AMOUNT.format('total')} incl\. tax",
-     pgettext_lazy("agent sentence", "awarded to %(supplier)s: %(total)s incl. tax")),
-    (rf"{AMOUNT.format('total')} is above every approval limit for (?P<department>\S+)",
-     pgettext_lazy("agent sentence", "%(total)s is above every approval limit for %(department)s")),
+    # procurement.policy.routing: nobody but the requester could decide a step
     (r"only (?P<requester>\S+), the requester, could decide step (?P<step>\d+) of the approval chain; nobody "
      r"decides their own request",
      pgettext_lazy("agent sentence", "only %(requester)s, the requester, could decide step %(step)s of the approval "
                    "chain, and nobody decides their own request: a person must choose who approves it")),
-    (r"routed to (?P<rule>\w+): (?P<people>.+)", pgettext_lazy("agent sentence", "routed to %(rule)s: %(people)s")),
-    (rf"{AMOUNT.format('total')} of budget reserved", pgettext_lazy("agent sentence", "%(total)s of budget reserved")),
-    (rf"{AMOUNT.format('total')} of budget held until approval",
-     pgettext_lazy("agent sentence", "%(total)s of budget held until approval (it blocks nobody)")),
-    (r"ERP requisition (?P<id>\S+) created", pgettext_lazy("agent sentence", "ERP requisition %(id)s created")),
-    (r"the ERP refused the requisition: .*", pgettext_lazy("agent sentence", "the ERP refused the requisition")),
-    (r"waiting for (?P<rule>\w+) approval", pgettext_lazy("agent sentence", "waiting for approval by %(rule)s")),
-    (r"no approved scope matches this version; nothing was sent",
-     pgettext_lazy("agent sentence", "no approval matches this version; nothing was sent")),
-    (r"ERP purchase order (?P<id>\S+) issued", pgettext_lazy("agent sentence", "ERP purchase order %(id)s issued")),
-    (r"the ERP refused the purchase order: .*", pgettext_lazy("agent sentence", "the ERP refused the purchase order")),
-    (r"nothing had reached the ERP or the budget; nothing to undo",
-     pgettext_lazy("agent sentence", "nothing had been sent to the ERP or held from the budget, so there was nothing "
-                   "to undo")),
-    (rf"requisitions cancelled; {AMOUNT.format('released')} of budget released",
-     pgettext_lazy("agent sentence", "ERP requisitions cancelled; %(released)s of budget released")),
-    (r"ERP requisition (?P<id>\S+) verified by key",
-     pgettext_lazy("agent sentence", "ERP requisition %(id)s verified with the ERP")),
-    (r"ERP purchase order (?P<id>\S+) verified by key",
-     pgettext_lazy("agent sentence", "ERP purchase order %(id)s verified with the ERP")),
-    (r"requisitions cancelled; budget kept: the ERP holds a purchase order",
-     pgettext_lazy("agent sentence", "ERP requisitions cancelled; the budget stays spent: the ERP holds a purchase order")),
-    (r"cancelled in chat", pgettext_lazy("agent sentence", "cancelled in the chat")),
-    # procurement.retries, procurement.review, procurement.settling: the work queue
-    (r"step '(?P<step>\w+)' failed (?P<n>\d+) times in a row; last error: .*",
-     pgettext_lazy("agent sentence", "the step “%(step)s” failed %(n)s times in a row")),
-    (r"retry the step '(?P<step>\w+)'\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "retried the step “%(step)s”. %(note)s")),
-    (r"(?P<who>[\w.@+-]+) named (?P<person>[\w.@+-]+) to decide above every approval limit\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(who)s named %(person)s to decide it, above every approval limit. %(note)s")),
-    (r"cancelled by (?P<who>[\w.@+-]+), who approved (?P<number>\S+) for the same goods instead",
-     pgettext_lazy("agent sentence", "cancelled by %(who)s, who approved %(number)s for the same goods instead")),
-    (r"cancelled from the work queue\. (?P<note>.*)", pgettext_lazy("agent sentence", "cancelled from the work queue. %(note)s")),
-    (r"(?P<person>[\w.@+-]+) checked the ERP again: ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it holds purchase order %(id)s. %(note)s")),
-    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
-     r"answer)\): ERP purchase order (?P<id>\S+)\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s): ERP purchase order %(id)s. %(note)s")),
-    (r"(?P<person>[\w.@+-]+) checked the ERP again: the ERP has no purchase order under its key; sent again\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(person)s checked the ERP again: it has no purchase order under its key, so it "
-                   "was sent again. %(note)s")),
-    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
-     r"answer)\): the ERP has no purchase order under its key; sent again\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s): the ERP has no purchase order "
-                   "under its key, so it was sent again. %(note)s")),
-    (r"checked the ERP again: still in doubt \((?P<errors>.*)\)\.(?: (?P<note>.*))?",
-     pgettext_lazy("agent sentence", "checked the ERP again: still in doubt (%(errors)s). %(note)s")),
-    (r"(?P<person>[\w.@+-]+) checked the ERP again\. (?P<note>.*)",
-     pgettext_lazy("agent sentence", "%(person)s checked the ERP again. %(note)s")),
-    (r"(?P<person>[\w.@+-]+) recorded the outcome \((?P<verified>verified by key in the ERP|not verified: the ERP did not "
-     r"answer)\)\. (?P<note>.*)", pgettext_lazy("agent sentence", "%(person)s recorded the outcome (%(verified)s). %(note)s")),
-    (r"The cancel came too late: the ERP holds purchase order (?P<id>\S+); nothing was cancelled and the budget "
-     r"stays spent\.(?: (?P<note>.*))?",
-     pgettext_lazy("agent sentence", "The cancel came too late: the ERP holds purchase order %(id)s; nothing was "
-                   "cancelled and the budget stays spent. %(note)s")),
-    # agentstate.timetravel and procurement.timetravel: pause, resume, rewind, fork, replay
-    (r"paused by (?P<person>[\w.@+-]+)", pgettext_lazy("agent sentence", "paused by %(person)s")),
-    (r"resumed by (?P<person>[\w.@+-]+) from checkpoint v(?P<version>\d+) after reconciling its receipts",
-     pgettext_lazy("agent sentence", "resumed by %(person)s from checkpoint v%(version)s, after its ERP results "
-                   "were checked")),
-    (r"resumed by (?P<person>[\w.@+-]+): its receipts were settled by key and it went on",
-     pgettext_lazy("agent sentence", "resumed by %(person)s: its ERP results were checked and it went on")),
-    (r"rewound by (?P<person>[\w.@+-]+) to checkpoint v(?P<version>\d+); effects shown and confirmed: .*",
-     pgettext_lazy("agent sentence", "rewound by %(person)s to checkpoint v%(version)s, after confirming the list "
-                   "of what is undone and what cannot be")),
-    (r"forked by (?P<person>[\w.@+-]+) from request \S+ at checkpoint v(?P<version>\d+)",
-     pgettext_lazy("agent sentence", "forked by %(person)s from another request at its checkpoint v%(version)s")),
-    (r"forked from checkpoint v(?P<version>\d+) to try another way",
-     pgettext_lazy("agent sentence", "started from checkpoint v%(version)s of the original, to try another way")),
-    (r"forked by (?P<person>[\w.@+-]+) at checkpoint v(?P<version>\d+) into \S+",
-     pgettext_lazy("agent sentence", "%(person)s forked it at checkpoint v%(version)s into a new request")),
-    (r"dry run from checkpoint v(?P<version>\d+) viewed by (?P<person>[\w.@+-]+): (?P<steps>\d+) steps, "
-     r"(?P<differences>\d+) differences; nothing was sent",
-     pgettext_lazy("agent sentence", "%(person)s viewed a dry run from checkpoint v%(version)s: %(steps)s steps, "
-                   "%(differences)s differences; nothing was sent")),
     # agentstate: receipts, approvals, recovery
     (r"(?P<operation>[\w.]+): result pending verification \(.*\)",
      pgettext_lazy("agent sentence", "%(operation)s: result pending verification")),
