@@ -27,7 +27,7 @@ from .labels import OPERATION_LABELS, department_label, label
 from .models import BudgetReservation, Notification
 from .money import ntd
 from .queueing import enqueue_advance, notify_on_commit
-from .sentences import error_words
+from .words import error_words
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.

@@ -157,3 +157,30 @@ def test_the_migration_turns_english_reasons_into_codes_and_keeps_the_rest_quote
     migration = importlib.import_module("procurement.migrations.0012_event_reasons_as_codes")
     assert migration.said_of(reason, data) == said
     assert words.CODES.get(said["code"]) is not None or said["code"] == "quoted"
+
+
+def test_a_refusal_no_page_answered_is_a_4xx_with_its_words_in_the_readers_language(rf):
+    from agentstate.errors import CheckpointNotFound, Conflict
+    from procurement.pages.errors import DomainErrorMiddleware
+
+    middleware = DomainErrorMiddleware(lambda request: None)
+    with translation.override("zh-hant"):
+        answer = middleware.process_exception(rf.get("/tasks/x/"), CheckpointNotFound("No checkpoint 7 of task x."))
+        fragment = middleware.process_exception(rf.get("/tasks/x/", HTTP_HX_REQUEST="true"),
+                                                Conflict(said=say("no_scope_matches")))
+    assert answer.status_code == 404 and "這張請購單沒有這份儲存的狀態" in answer.content.decode()
+    assert fragment.status_code == 409 and fragment.content.decode().startswith('<p class="notice error"')
+    assert "沒有與此版本相符的核准" in fragment.content.decode()
+    assert middleware.process_exception(rf.get("/"), ValueError("not ours")) is None
+
+
+def test_a_coded_refusal_reads_in_the_api_callers_language_in_the_same_shape(db):
+    from agentstate.errors import Conflict
+    from procurement.api.errors import exception_handler
+
+    refused = Conflict(said=say("no_scope_matches"), current_version=4)
+    assert str(refused) == "no approval matches this version; nothing was sent"
+    with translation.override("zh-hant"):
+        answer = exception_handler(refused, {})
+    assert answer.status_code == 409
+    assert answer.data == {"detail": "沒有與此版本相符的核准，未送出任何東西", "current_version": 4}
