@@ -65,6 +65,14 @@ PATTERNS = [(re.compile(pattern), code) for pattern, code in [
     (r"The cancel came too late: the ERP holds purchase order (?P<id>\S+); nothing was cancelled and the budget "
      r"stays spent\.(?: (?P<note>.*))?", "cancel_too_late"),
     (rf"(?P<person>{USER}) left the organisation \(offboarded by (?P<by>{USER})\)", "offboarded"),
+    (rf"step (?P<n>\d+) of (?P<of>\d+) approved by (?P<who>{USER}) on behalf of (?P<for>{USER})", "step_approved_for"),
+    (rf"step (?P<n>\d+) of (?P<of>\d+) approved by (?P<who>{USER})", "step_approved"),
+    (r"approval (?P<approval>\S+) expired at (?P<at>\S+)", "approval_expired"),
+    (r"(?P<operation>[\w.]+): result pending verification \((?P<error>.*)\)", "pending_verification"),
+    (r"lease of (?P<worker>\S+) expired; token fenced", "lease_expired"),
+    (r"runnable but idle; handed back to a worker", "idle_handed_back"),
+    (r"(?P<operation>[\w.]+) (?P<before>\w+) → (?P<after>\w+)", "receipt_settled"),
+    (r"data upgraded from schema version (?P<old>\d+) to (?P<new>\d+)", "data_upgraded"),
 ]]
 WHY = "; why: "
 WITH_WHY = {"rewound", "forked_into", "dry_run_viewed"}

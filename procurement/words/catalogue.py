@@ -83,6 +83,17 @@ EVENTS = {
     "dry_run_viewed_why": _w(_r("%(person)s viewed a dry run from the state saved at version %(version)s: "
                                 "%(steps)s steps, %(differences)s differences; nothing was sent; why: %(why)s"),
                              person="person", **WHY),
+    # agentstate: approvals, receipts, recovery, upgrades
+    "step_approved": _w(_s("step %(n)s of %(of)s approved by %(who)s"), who="person"),
+    "step_approved_for": _w(_s("step %(n)s of %(of)s approved by %(who)s on behalf of %(for)s"), who="person",
+                            **{"for": "person"}),
+    "approval_expired": _w(_s("nobody decided the approval in time")),
+    "pending_verification": _w(_s("%(operation)s: result pending verification"), operation="operation"),
+    "lease_expired": _w(_s("the worker handling it stopped; another one took over")),
+    "idle_handed_back": _w(_s("idle too long; picked up again")),
+    "receipt_settled": _w(_s("%(operation)s: %(before)s → %(after)s"), operation="operation", before="receipt",
+                          after="receipt"),
+    "data_upgraded": _w(_s("the request's saved data was converted from format %(old)s to %(new)s")),
     # procurement.retries, procurement.review, procurement.settling: the work queue
     "step_failed": _w(_s("the step “%(step)s” failed %(n)s times in a row"), step="step"),
     "retried": _w(_s("retried the step “%(step)s”. %(note)s"), step="step", note="note"),

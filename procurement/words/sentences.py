@@ -29,15 +29,6 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      r"decides their own request",
      pgettext_lazy("agent sentence", "only %(requester)s, the requester, could decide step %(step)s of the approval "
                    "chain, and nobody decides their own request: a person must choose who approves it")),
-    # agentstate: receipts, approvals, recovery
-    (r"(?P<operation>[\w.]+): result pending verification \(.*\)",
-     pgettext_lazy("agent sentence", "%(operation)s: result pending verification")),
-    (r"approval \S+ expired at \S+", pgettext_lazy("agent sentence", "nobody decided the approval in time")),
-    (r"lease of \S+ expired; token fenced",
-     pgettext_lazy("agent sentence", "the worker handling it stopped; another one took over")),
-    (r"runnable but idle; handed back to a worker", pgettext_lazy("agent sentence", "idle too long; picked up again")),
-    (r"(?P<operation>[\w.]+) (?P<before>\w+) → (?P<after>\w+)",
-     pgettext_lazy("agent sentence", "%(operation)s: %(before)s → %(after)s")),
     # agentstate.checkpoints and the recovery pass: a checkpoint that failed verification
     (r"not resumed: Checkpoint v(?P<version>\d+) .*",
      pgettext_lazy("agent sentence", "not picked up again: the saved state of version %(version)s failed "
@@ -54,8 +45,6 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
                    "used.")),
     (r"Checkpoint v(?P<version>\d+) is a delta whose chain back to a full snapshot is incomplete.*",
      pgettext_lazy("refusal", "The saved state of version %(version)s is incomplete; it was not used.")),
-    (r"data upgraded from schema version (?P<old>\d+) to (?P<new>\d+)",
-     pgettext_lazy("agent sentence", "the request's saved data was converted from format %(old)s to %(new)s")),
     (r"There is no open question on this request to answer\.",
      pgettext_lazy("refusal", "There is no open question on this request to answer.")),
     (r"This conversation has expired; start a new one\.",
@@ -66,10 +55,6 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("refusal", "This was saved by a newer version of the app (data format %(found)s; this one reads "
                    "up to %(known)s). Nothing was changed.")),
     # agentstate.approvals and procurement.policy: approval chains, delegation, escalation
-    (r"step (?P<n>\d+) of (?P<of>\d+) approved by (?P<who>[\w.@+-]+) on behalf of (?P<for>[\w.@+-]+)",
-     pgettext_lazy("agent sentence", "step %(n)s of %(of)s approved by %(who)s on behalf of %(for)s")),
-    (r"step (?P<n>\d+) of (?P<of>\d+) approved by (?P<who>[\w.@+-]+)",
-     pgettext_lazy("agent sentence", "step %(n)s of %(of)s approved by %(who)s")),
     (r"step (?P<n>\d+) waited more than (?P<hours>[\d.]+) hours; offered to (?P<people>.+)",
      pgettext_lazy("agent sentence", "step %(n)s waited more than %(hours)s hours; offered to %(people)s")),
     (r"on behalf of (?P<for>[\w.@+-]+)(?:\. (?P<note>.*))?",

@@ -23,8 +23,6 @@ def zh():
 
 
 @pytest.mark.parametrize("written, read", [
-    ("erp.purchase_order.issue: result pending verification (timed out)", "採購單：結果待確認"),
-    ("erp.requisition.create unknown → confirmed", "ERP 請購單：結果待確認 → 已確認"),
     (str(BudgetExhausted(Decimal("1000"), Decimal("73290"))) + " Reduce the request or ask again later?",
      "部門預算剩 NT$1,000，這筆請購需要 NT$73,290。要減少請購內容，還是稍後再申請？"),
     (_ask_unknown(["monitor arm"], ["Laptop", "Monitor"]),

@@ -18,6 +18,8 @@ SAMPLES = {  # one value for each parameter a code may take
     "person": "carol", "who": "carol", "by": "carol", "version": 9, "request": str(uuid.uuid4()),
     "why": "換一家供應商", "steps": 3, "differences": 1, "step": "create_requisition", "n": 4, "note": "查到了",
     "verified": True, "errors": ["ERP GET /requisitions: HTTP 503 down"], "effects": "erp.requisition.cancel",
+    "of": 2, "for": "frank", "operation": "erp.purchase_order.issue", "before": "unknown", "after": "confirmed",
+    "old": 1, "new": 2,
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
 # and HTTP, as the zh-Hant pages write them.
@@ -75,6 +77,9 @@ def event(said: Said | None, reason="", actor="web-1:4242", name="note"):
     (say("budget_reserved", total="1050000"), "已保留預算 NT$1,050,000（105 萬）"),
     (say("order_issued", id="PO-000123"), "已在 ERP 開立採購單 PO-000123"),
     (say("order_refused", error="supplier blocked"), "ERP 拒絕了採購單"),
+    (say("pending_verification", operation="erp.purchase_order.issue", error="timed out"), "採購單：結果待確認"),
+    (say("receipt_settled", operation="erp.requisition.create", before="unknown", after="confirmed"),
+     "ERP 請購單：結果待確認 → 已確認"),
     (say("step_failed", step="create_requisition", n=5, error="ERP unavailable"), "步驟「建立 ERP 請購單」連續失敗 5 次"),
     (say("retried", step="create_requisition", note="ERP 已恢復"), "重試步驟「建立 ERP 請購單」。ERP 已恢復"),
     (say("checked_order", person="carol", id="PO-000007", note="查到了"), "carol 重新查詢 ERP：ERP 已有採購單 PO-000007。查到了"),
