@@ -19,7 +19,7 @@ SAMPLES = {  # one value for each parameter a code may take
     "why": "換一家供應商", "steps": 3, "differences": 1, "step": "create_requisition", "n": 4, "note": "查到了",
     "verified": True, "errors": ["ERP GET /requisitions: HTTP 503 down"], "effects": "erp.requisition.cancel",
     "of": 2, "for": "frank", "operation": "erp.purchase_order.issue", "before": "unknown", "after": "confirmed",
-    "old": 1, "new": 2,
+    "old": 1, "new": 2, "number": "REQ-2026-00012",
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
 # and HTTP, as the zh-Hant pages write them.
