@@ -26,6 +26,7 @@ from .ids import is_uuid
 from .kinds import APPROVER, get_kind
 from .machine import fire
 from .models import Approval, ApprovalDecision, Task
+from .said import say
 
 DECISIONS = {"approve": Approval.Status.APPROVED, "reject": Approval.Status.REJECTED,
              "return": Approval.Status.RETURNED}
@@ -119,10 +120,11 @@ def _advance(approval: Approval, user, behalf, comment: str) -> bool:
 def _step_approved(kind, approval: Approval, user, behalf, number: int) -> Approval:
     """A step (or one person of an "all of" step) approved, more to come: the task stays waiting at a
     new version, and the approval follows it to that version."""
-    who = user.get_username() + (f" on behalf of {_username(behalf)}" if behalf else "")
     moved = fire(approval.task_id, kind.approval_step_event, actor=Actor(user=user, roles=frozenset({APPROVER})),
                  expected_version=approval.state_version,
-                 reason=f"step {number} of {len(approval.chain)} approved by {who}",
+                 reason=(say("step_approved_for", n=number, of=len(approval.chain), who=user.get_username(),
+                             **{"for": _username(behalf)}) if behalf
+                         else say("step_approved", n=number, of=len(approval.chain), who=user.get_username())),
                  refs=[{"approval": str(approval.pk), "step": number}])
     approval.state_version = moved.version
     if number != approval.step + 1:  # a new step waits from now
@@ -236,7 +238,7 @@ def approvals_expire(now=None) -> list:
                 continue
             try:
                 fire(approval.task_id, event, actor=Actor.runtime("expiry"), expected_version=approval.state_version,
-                     reason=f"approval {approval.pk} expired at {approval.expires_at.isoformat()}")
+                     reason=say("approval_expired", approval=str(approval.pk), at=approval.expires_at.isoformat()))
             except DomainError:
                 pass  # the task already moved on; the approval is expired all the same
     return expired

@@ -1,4 +1,8 @@
-"""Refusals a person can act on. Each maps to one HTTP status; none writes anything."""
+"""Refusals a person can act on. Each maps to one HTTP status; none writes anything.
+
+A refusal carries what it says as a code and its parameters (`exc.said`, agentstate.said), which
+pages, the API and the chat render in the reader's language; `str(exc)` stays English, for logs."""
+from .said import Said, quote
 
 
 class DomainError(Exception):
@@ -10,9 +14,17 @@ class DomainError(Exception):
     # True when the message was written in the reader's language already (gettext at the raise).
     translated = False
 
-    def __init__(self, message: str, **extra):
-        super().__init__(message)
+    def __init__(self, message: str = "", *, said: Said | None = None, **extra):
+        super().__init__(message or (str(said) if said is not None else ""))
         self.extra = extra
+        self._said = said
+
+    @property
+    def said(self) -> Said:
+        """What the refusal says: as given at the raise; else its class's code; else its message, quoted."""
+        if self._said is not None:
+            return self._said
+        return Said(self.code) if self.code else quote(str(self))
 
 
 class NotFound(DomainError):

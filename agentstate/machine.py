@@ -18,13 +18,14 @@ from .checkpoints import checkpoint_latest, checkpoint_load  # noqa: F401
 from .errors import DomainError, GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
 from .kinds import get_kind
 from .models import Task
+from .said import Said, event_fields
 from .upgrades import task_upgrade
 
 FULL_EVERY = sql.FULL_EVERY  # a full snapshot at least every FULL_EVERY checkpoints of a chain
 
 
 def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, step: str = "",
-                subject=None, reason: str = "created", by=None) -> Task:
+                subject=None, reason: Said | str = Said("created"), by=None) -> Task:
     """A new task in its kind's initial state, with its first event and checkpoint. `by`: who
     created it when that is not its initiator (an admin's fork of someone's request)."""
     from .models import Checkpoint, TaskEvent
@@ -39,14 +40,15 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
     # The row, its first event and its first checkpoint commit together, like every later move.
     with transaction.atomic():
         task.save()
+        reason, event_data = event_fields(reason)
         TaskEvent.objects.create(task=task, actor=actor.name, event="create", from_state="", to_state=task.state,
-                                 version=task.version, reason=reason, trace_id=task.trace_id)
+                                 version=task.version, reason=reason, trace_id=task.trace_id, data=event_data)
         cp = checkpoint_payload(task, label="create", pending=[], refs=[])
         Checkpoint.objects.create(task=task, version=task.version, **cp)
     return task
 
 
-def fire(task_id, event: str, *, actor, expected_version: int | None = None, reason: str = "",
+def fire(task_id, event: str, *, actor, expected_version: int | None = None, reason: Said | str = "",
          data: dict | None = None, step: str | None = None, lease_token: int | None = None,
          trace_id: str = "", pending: list | None = None, refs: list | None = None,
          event_data: dict | None = None) -> Task:
@@ -55,12 +57,14 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
     `data` is merged into the task's JSON at the top level. `expected_version` is the
     version the caller saw (None: the version this call reads). A worker passes its
     `lease_token` so a reclaimed lease cannot write. `event_data` goes on the move's event row
-    (what the caller keeps with this step of the history, e.g. the person's own words).
+    (what the caller keeps with this step of the history, e.g. the person's own words). A `reason`
+    given as a Said is kept as its code (event data "said") and its English in the reason column.
 
     The task's JSON is read only when a guard must judge it or a full checkpoint is due;
     otherwise the merge happens in the database and the returned task loads `data` on first use.
     """
     actor = Actor.of(actor)
+    reason, event_data = event_fields(reason, event_data)
     arguments = dict(actor=actor, expected_version=expected_version, reason=reason, data=data, step=step,
                      lease_token=lease_token, trace_id=trace_id, pending=pending, refs=refs, event_data=event_data)
     known = _recall(task_id, expected_version, lease_token)

@@ -22,6 +22,7 @@ from .errors import Conflict, DomainError
 from .external import ExternalClient, Indeterminate, Outcome
 from .kinds import get_kind
 from .models import Receipt
+from .said import say
 
 log = logging.getLogger(__name__)
 MAX_SENDS = 3
@@ -150,7 +151,7 @@ def _flag_task(receipt: Receipt):
     try:
         with transaction.atomic():
             fire(task.pk, event, actor=Actor.runtime("receipts"),
-                 reason=f"{receipt.operation}: result pending verification ({receipt.error})",
+                 reason=say("pending_verification", operation=receipt.operation, error=receipt.error),
                  refs=[{"receipt": str(receipt.pk), "status": receipt.status}])
     except DomainError as exc:
         log.info("task %s not flagged for receipt %s: %s", task.pk, receipt.pk, exc)

@@ -27,6 +27,7 @@ from .leases import lease_reclaim_expired, leases_expired
 from .machine import fire, runnable_tasks
 from .models import Receipt, Task, TaskEvent
 from .receipts import receipt_perform, receipt_reconcile, receipts_open
+from .said import Said, event_fields, say
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +52,12 @@ def recovery_pass(*, stale_seconds: int | None = None, receipt_grace_seconds: in
     report = RecoveryReport()
     for task in leases_expired():
         if lease_reclaim_expired(task_id=task.pk, token=task.lease_token):
-            _note(task, "recovery.lease_expired", f"lease of {task.leased_by} expired; token fenced")
+            _note(task, "recovery.lease_expired", say("lease_expired", worker=task.leased_by))
             report.leases_reclaimed.append(task.pk)
             _resume(task, report)
     for task in runnable_tasks(timezone.now() - timedelta(seconds=stale)):
         if task.pk not in report.tasks_resumed:
-            _note(task, "recovery.resumed", "runnable but idle; handed back to a worker")
+            _note(task, "recovery.resumed", say("idle_handed_back"))
             _resume(task, report)
     _settle_receipts(grace, report)
     _send_planned_compensations(grace, report)
@@ -94,7 +95,8 @@ def _settle_receipts(grace: int, report: RecoveryReport):
             settled = receipt_reconcile(receipt=receipt, client=kind.client_for(receipt.operation),
                                         on_outcome=kind.on_receipt_resolved)
         if settled.status != before:
-            _note(task, "recovery.receipt", f"{settled.operation} {before} → {settled.status}")
+            _note(task, "recovery.receipt", say("receipt_settled", operation=settled.operation, before=before,
+                                                    after=settled.status))
             report.receipts_settled.append(settled.pk)
 
 
@@ -113,13 +115,15 @@ def _send_planned_compensations(grace: int, report: RecoveryReport):
         with trace.using(task.trace_id):
             sent = receipt_perform(receipt=receipt, client=kind.client_for(receipt.operation),
                                    on_outcome=kind.on_receipt_resolved)
-        _note(task, "recovery.receipt", f"{sent.operation} planned → {sent.status}")
+        _note(task, "recovery.receipt", say("receipt_settled", operation=sent.operation, before="planned",
+                                                after=sent.status))
         report.receipts_settled.append(sent.pk)
 
 
-def _note(task: Task, event: str, reason: str):
+def _note(task: Task, event: str, reason: Said):
+    text, data = event_fields(reason)
     TaskEvent.objects.create(task_id=task.pk, actor="recovery", event=event, from_state=task.state,
-                             to_state=task.state, version=task.version, reason=reason)
+                             to_state=task.state, version=task.version, reason=text, data=data)
 
 
 def _checkpoint_verifies(task: Task, kind, report: RecoveryReport) -> bool:

@@ -31,11 +31,11 @@ from .external import Outcome, nothing_leaves
 from .kinds import get_kind
 from .models import Checkpoint, Receipt, Task, TaskEvent
 from .receipts import OPEN, receipt_perform, receipt_reconcile
+from .said import Said, event_fields, say
 
 log = logging.getLogger(__name__)
 IRREVERSIBLE = "irreversible"
 REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE = "replay", "forked", "resume.settled"
-WHY = "; why: "   # ends a rewind's, fork's or replay's event reason (the history's words) with the person's own
 MAX_REPLAY_STEPS = 12
 
 
@@ -142,13 +142,12 @@ def task_resume(*, task: Task, actor) -> Task:
     if event is None:  # settling a receipt already moved it on: a worker takes it from there
         TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=RESUMED_NOTE, from_state=task.state,
                                  to_state=task.state, version=task.version,
-                                 reason=f"resumed by {actor.name}: its receipts were settled by key and it went on")
+                                 **_event(say("resumed_settled", person=actor.name)))
         _hand_back(task)
         return task
     with transaction.atomic():
         task = machine.fire(task.pk, event, actor=actor, expected_version=task.version,
-                            reason=f"resumed by {actor.name} from checkpoint v{latest.version} "
-                                   "after reconciling its receipts")
+                            reason=say("resumed_after_reconciling", person=actor.name, version=latest.version))
         _hand_back(task)
     return task
 
@@ -206,8 +205,8 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
                 refs=[{"rewound_to": record.id, "version": record.version,
                        "effects": [e.as_json() for e in plan.effects],
                        "compensations": [str(pk) for pk in planned]}],
-                reason=f"rewound by {actor.name} to checkpoint v{record.version}; effects shown and confirmed: {shown}"
-                       + _why(why), event_data=_why_data(why) or None)
+                reason=_with_why("rewound", why, person=actor.name, version=record.version, effects=shown),
+                event_data=_why_data(why) or None)
             hooks.on_rewound(plan.task, plan.effects)
             task_id = plan.task.pk
             # Registered before the hand-back: the old effects are undone before the steps run again.
@@ -263,16 +262,16 @@ def task_fork(*, task: Task, checkpoint_id, actor, changes: dict | None = None, 
     with transaction.atomic():
         fork = machine.task_create(kind=task.kind, initiator=task.initiator, tenant=task.tenant, by=actor,
                                    data={**record.snapshot["data"], "forked_from": link},
-                                   reason=f"forked by {actor.name} from request {task.pk} at checkpoint "
-                                          f"v{record.version}")
+                                   reason=say("forked_from", person=actor.name, request=str(task.pk),
+                                              version=record.version))
         step, data = hooks.fork_start(task, fork, record, changes or {})
         fork = machine.fire(fork.pk, hooks.fork_event, actor=actor, step=step, data=data,
-                            reason=f"forked from checkpoint v{record.version} to try another way")
+                            reason=say("fork_started", version=record.version))
         TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=FORKED_EVENT, from_state=task.state,
                                  to_state=task.state, version=task.version,
-                                 data={"fork": str(fork.pk), **link, **_why_data(why)},
-                                 reason=f"forked by {actor.name} at checkpoint v{record.version} into {fork.pk}"
-                                        + _why(why))
+                                 **_event(_with_why("forked_into", why, person=actor.name, version=record.version,
+                                                    request=str(fork.pk)),
+                                          {"fork": str(fork.pk), **link, **_why_data(why)}))
         _hand_back(fork)
     return fork
 
@@ -366,10 +365,9 @@ def task_replay(*, task: Task, checkpoint_id, actor, why: str = "") -> Replay:
     replay = Replay(task, record, steps)
     TaskEvent.objects.create(task_id=task.pk, actor=actor.name, event=REPLAY_EVENT, from_state=task.state,
                              to_state=task.state, version=task.version,
-                             data={"checkpoint": record.id, **_why_data(why)},
-                             reason=f"dry run from checkpoint v{record.version} viewed by {actor.name}: "
-                                    f"{len(steps)} steps, {replay.differences} differences; nothing was sent"
-                                    + _why(why))
+                             **_event(_with_why("dry_run_viewed", why, person=actor.name, version=record.version,
+                                                steps=len(steps), differences=replay.differences),
+                                      {"checkpoint": record.id, **_why_data(why)}))
     return replay
 
 
@@ -424,8 +422,15 @@ def _moves_after(task: Task, version: int) -> list[dict]:
     return moves
 
 
-def _why(why: str) -> str:
-    return f"{WHY}{why.strip()}" if why and why.strip() else ""
+def _with_why(code: str, why: str, **params) -> Said:
+    """The event's reason as a code; with the person's own words, when they gave any, as `<code>_why`."""
+    return say(f"{code}_why", why=why.strip(), **params) if why and why.strip() else say(code, **params)
+
+
+def _event(reason: Said, data: dict | None = None) -> dict:
+    """An event row's reason and data, for the notes this module writes itself."""
+    text, data = event_fields(reason, data)
+    return {"reason": text, "data": data}
 
 
 def _why_data(why: str) -> dict:

@@ -11,6 +11,7 @@ from django.db import transaction
 
 from .kinds import get_kind
 from .models import Task, TaskEvent
+from .said import event_fields, say
 
 UPGRADED_EVENT = "schema.upgraded"
 
@@ -30,8 +31,8 @@ def task_upgrade(task: Task) -> Task:
             row.data, row.schema_version = kind.upgrade(row.data, before), kind.schema_version
             Task.objects.filter(pk=row.pk).update(data=row.data, data_overlay={},
                                                     schema_version=row.schema_version)
+            reason, data = event_fields(say("data_upgraded", old=before, new=row.schema_version),
+                                        {"from": before, "to": row.schema_version})
             TaskEvent.objects.create(task_id=row.pk, actor="runtime", event=UPGRADED_EVENT, from_state=row.state,
-                                     to_state=row.state, version=row.version,
-                                     reason=f"data upgraded from schema version {before} to {row.schema_version}",
-                                     data={"from": before, "to": row.schema_version})
+                                     to_state=row.state, version=row.version, reason=reason, data=data)
     return row

@@ -20,7 +20,7 @@ from agentstate.codewords import coded_filter, column, task_column, use_labels
 from agentstate.errors import DomainError, StaleVersion
 from agentstate.models import Task
 
-from . import labels, offboarding, review, sentences, services, workflow
+from . import labels, offboarding, review, services, words, workflow
 from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier, UserPreference)
 
@@ -303,7 +303,7 @@ class TaskAdmin(EngineTaskAdmin):
 def _refusal_words(refused: DomainError) -> str:
     """A refusal as the product says it; a task that moved keeps the services' own words, which
     say in the reader's language where it is now and what moved it (review.what_changed)."""
-    return str(refused) if isinstance(refused, StaleVersion) else sentences.refusal(refused)
+    return str(refused) if isinstance(refused, StaleVersion) else words.refusal(refused)
 
 
 class RoleGroupFilter(admin.SimpleListFilter):

@@ -10,7 +10,7 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import erp, people, queueing, selectors, signals, steps, tasks, workflow  # noqa: F401 (tasks, signals, people: register)
+        from . import erp, people, queueing, selectors, signals, steps, tasks, words, workflow  # noqa: F401 (tasks, signals, people, words: register)
         from .timetravel import PurchaseHooks
         from .policy import deciding
 

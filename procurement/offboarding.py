@@ -12,6 +12,7 @@ from agentstate.memory.deletion import memory_delete
 from agentstate.memory.models import MemoryEntry, Scope
 from agentstate.memory.sweeps import memory_flag_subject_left
 from agentstate.models import Session, Task
+from agentstate.said import say
 from agentstate.turns import turns_redact
 
 from . import services, workflow
@@ -103,7 +104,7 @@ def _cancel(task, *, by, report: OffboardReport):
         return
     try:
         services.request_cancel(task_id=task.pk, user=by,
-                                reason=f"{report.username} left the organisation (offboarded by {by.get_username()})")
+                                reason=say("offboarded", person=report.username, by=by.get_username()))
         report.tasks_cancelled.append(str(task.pk))
     except DomainError as refused:
         report.tasks_left[str(task.pk)] = str(refused)

@@ -14,6 +14,7 @@ from agentstate.errors import Conflict, LeaseLost, StaleVersion
 from agentstate.leases import Lease
 from agentstate.machine import fire, task_note
 from agentstate.models import Task, TaskEvent
+from agentstate.said import say
 
 STEP_FAILED = "step_failed"
 MAX_ERROR = 500
@@ -41,7 +42,7 @@ def step_give_up(*, task: Task, lease: Lease, failures: int, error: str) -> bool
     try:
         fire(task.pk, "give_up", actor=Actor.runtime(lease.worker), expected_version=task.version,
              lease_token=lease.token,
-             reason=f"step {task.step!r} failed {failures} times in a row; last error: {error[:MAX_ERROR]}")
+             reason=say("step_failed", step=task.step, n=failures, error=error[:MAX_ERROR]))
     except Conflict:
         return False
     return True

@@ -23,11 +23,13 @@ from agentstate.external import Indeterminate, Outcome
 from agentstate.machine import fire, task_note
 from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record, receipt_renew_budget
+from agentstate.said import Said, event_fields, say
 
 from . import erp, settling, steps, workflow
 from .people import person_label
 from .policy import last_step
 from .labels import state_label
+from .words import event_reason
 from .queueing import enqueue_advance, notify_on_commit
 from .selectors.queue import review_task_for
 
@@ -53,10 +55,9 @@ def review_reconcile(*, user, task_id, expected_version: int, reason: str) -> tu
         unknown = [lookup for lookup in lookups if not lookup.known]
         if unknown:
             doubt = " ".join(settling.doubt_message(u) for u in unknown)
-            _note(task, user, f"checked the ERP again: still in doubt ({'; '.join(u.error for u in unknown)}). "
-                              f"{reason}")
+            _note(task, user, say("still_in_doubt", errors=[u.error for u in unknown], note=reason))
             return task, _("Still in doubt. %(doubt)s The request stays in review.") % {"doubt": doubt}
-        return _follow(task, user, lookups, reason, event="reconcile", how="checked the ERP again")
+        return _follow(task, user, lookups, reason, event="reconcile", verified=None)
 
 
 def review_record_outcome(*, user, task_id, expected_version: int, reason: str, external_id: str) -> tuple[Task, str]:
@@ -77,10 +78,8 @@ def review_record_outcome(*, user, task_id, expected_version: int, reason: str, 
     with transaction.atomic():
         _still_current(task)
         receipt_record(receipt=receipt, outcome=outcome)
-        how = "recorded the outcome " + ("(verified by key in the ERP)" if verified
-                                         else "(not verified: the ERP did not answer)")
         lookup = settling.Lookup(receipt, found=outcome)
-        return _follow(task, user, [lookup], reason, event="record_outcome", how=how)
+        return _follow(task, user, [lookup], reason, event="record_outcome", verified=verified)
 
 
 def review_retry(*, user, task_id, expected_version: int, reason: str, approver: str = "") -> tuple[Task, str]:
@@ -90,10 +89,10 @@ def review_retry(*, user, task_id, expected_version: int, reason: str, approver:
     if not task.step:
         raise Conflict(_("This request has no step to run again: check the ERP again or cancel it."),
                        current_version=task.version)
-    data, why, said = {}, f"retry the step {task.step!r}. {reason}", _("The agent runs the step again.")
+    data, why, said = {}, say("retried", step=task.step, note=reason), _("The agent runs the step again.")
     if approver:
         data = last_step.choose(task, chooser=user, username=approver, reason=reason)
-        why = f"{user.get_username()} named {approver} to decide above every approval limit. {reason}"
+        why = say("approver_named", who=user.get_username(), person=approver, note=reason)
         said = _("%(person)s decides this request: the agent opens the approval.") % {
             "person": person_label(approver)}
     event = RETRY_EVENTS.get(task.step, "retry")
@@ -113,8 +112,8 @@ def review_cancel_preview(*, user, task_id) -> tuple[Task, dict]:
 
 def review_cancel(*, user, task_id, expected_version: int, reason: str) -> tuple[Task, str]:
     task, reason = _reviewable(user, task_id, expected_version, reason)
-    return settling.cancel_settled(task=task, actor=_actor(user), reason=f"cancelled from the work queue. {reason}",
-                                   expected_version=task.version)
+    return settling.cancel_settled(task=task, actor=_actor(user), reason=say("cancelled_from_queue", note=reason),
+                                   note=reason, expected_version=task.version)
 
 
 # -- the checks every action makes ------------------------------------------------------
@@ -143,7 +142,7 @@ def what_changed(task: Task, seen_version: int) -> str:
     """For a 409: where the task is now and what moved it since the version the person saw."""
     events = TaskEvent.objects.filter(task_id=task.pk, version__gt=seen_version).order_by("id")
     moves = "; ".join(_("%(actor)s: %(from)s → %(to)s (%(reason)s)") % {
-        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": e.reason}
+        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": event_reason(e) or e.reason}
         for e in events[:5])
     now = _("This request changed since you looked: it is now “%(state)s”, version %(version)d.") % {
         "state": state_label(task.state), "version": task.version}
@@ -154,8 +153,9 @@ def _actor(user) -> Actor:
     return Actor(user=user, roles=frozenset({workflow.REVIEWER}))
 
 
-def _note(task: Task, user, reason: str):
-    task_note(task.pk, NOTE, actor=user, reason=reason)
+def _note(task: Task, user, reason: Said):
+    text, data = event_fields(reason)
+    task_note(task.pk, NOTE, actor=user, reason=text, data=data)
 
 
 # -- where the truth sends the task -----------------------------------------------------
@@ -184,21 +184,25 @@ def _verify(receipt: Receipt, external_id: str) -> tuple[Outcome, bool]:
     return found, True
 
 
-def _follow(task: Task, user, lookups: list, reason: str, *, event: str, how: str) -> tuple[Task, str]:
-    """Every doubt is settled: move the task where the ERP says it is. Call under the row lock."""
+def _follow(task: Task, user, lookups: list, reason: str, *, event: str, verified: bool | None) -> tuple[Task, str]:
+    """Every doubt is settled: move the task where the ERP says it is. Call under the row lock.
+    `verified`: None when the person had the ERP checked again, else whether the outcome they
+    recorded was verified by key."""
     notify_on_commit(task.pk)
     scope = f"r{task.data.get('revision', 1)}"
     current = {l.receipt.operation: l for l in lookups if l.receipt.scope == scope}
     order, requisition = current.get(erp.ISSUE_PURCHASE_ORDER), current.get(erp.CREATE_REQUISITION)
     actor, who = _actor(user), user.get_username()
+    how = {"person": who, "note": reason} if verified is None else {"person": who, "verified": verified, "note": reason}
+    checked = "checked" if verified is None else "recorded"
     if order is not None and order.found is not None:
         task = fire(task.pk, "confirm", actor=actor, expected_version=task.version,
                     data={"purchase_order": {"id": order.found.external_id}},
-                    reason=f"{who} {how}: ERP purchase order {order.found.external_id}. {reason}")
+                    reason=say(f"{checked}_order", id=order.found.external_id, **how))
         return task, _("The ERP holds purchase order %(id)s: the request is ordered.") % {"id": order.found.external_id}
     if order is not None:  # confirmed absent: the approved order is sent again under the same key
         task = fire(task.pk, "retry_order", actor=actor, expected_version=task.version,
-                    reason=f"{who} {how}: the ERP has no purchase order under its key; sent again. {reason}")
+                    reason=say(f"{checked}_resent", **how))
         enqueue_advance(task.pk)
         return task, _("The ERP has no purchase order for it: the agent sends the approved order again, "
                        "under the same key.")
@@ -213,6 +217,6 @@ def _follow(task: Task, user, lookups: list, reason: str, *, event: str, how: st
     if step is None:
         event = RETRY_EVENTS.get(task.step, event)  # an order or a compensation runs where it belongs
     task = fire(task.pk, event, actor=actor, expected_version=task.version, data=data, step=step,
-                reason=f"{who} {how}. {reason}")
+                reason=say(checked, **how))
     enqueue_advance(task.pk)
     return task, said

@@ -10,6 +10,7 @@ from agentstate.errors import DomainError, StaleVersion
 from agentstate.kinds import APPROVER
 from agentstate.machine import fire, task_create, task_retag
 from agentstate.models import Approval, Task
+from agentstate.said import Said, say
 
 from . import budget, workflow
 from .models import Department, Membership, PurchaseRequest, RequestLine
@@ -29,7 +30,7 @@ def request_draft_save(*, requester, fields: dict, draft: Task | None = None, se
     if draft is None:
         with transaction.atomic():
             draft = task_create(kind=workflow.KIND, initiator=requester, tenant=fields.get("department") or "",
-                                data={"revision": 1, "draft": fields}, reason="draft started in chat")
+                                data={"revision": 1, "draft": fields}, reason=say("draft_started"))
             if session is not None:
                 session.task = draft
                 session.save(update_fields=["task", "updated_at"])
@@ -63,7 +64,7 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
                                                  requester=requester, justification=justification, budget=budget)
         _write_lines(request, lines)
         grant_requester(task, requester)
-        task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason="request confirmed")
+        task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason=say("request_confirmed"))
         if session is not None:
             session.task = task
             session.save(update_fields=["task", "updated_at"])
@@ -101,7 +102,7 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
             request.budget = budget
         event = "answer" if answering and lines is None else "amend"
         task = fire(task.pk, event, actor=user, expected_version=expected_version, data=data,
-                    reason=f"amended to revision {revision}", event_data=said)
+                    reason=say("amended", revision=revision), event_data=said)
         request.save(update_fields=["justification", "budget"])
         if lines is not None:
             request.lines.all().delete()
@@ -110,7 +111,7 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
     return task
 
 
-def request_cancel(*, task_id, user, reason: str = "", expected_version: int | None = None) -> Task:
+def request_cancel(*, task_id, user, reason: Said | str = "", expected_version: int | None = None) -> Task:
     """Cancel while cancellable. In review, what is in doubt is settled first, and a task whose
     order the ERP holds ends `externally_confirmed`, never `cancelled` (settling.cancel_settled).
     `expected_version`: the version the person saw; a task that moved since is refused (409)."""
@@ -118,10 +119,11 @@ def request_cancel(*, task_id, user, reason: str = "", expected_version: int | N
     if expected_version is not None and task.version != expected_version:
         raise StaleVersion(what_changed(task, expected_version), current_version=task.version)
     if task.state == workflow.NEEDS_REVIEW:
-        return cancel_settled(task=task, actor=user, reason=reason or "cancelled by the requester",
+        return cancel_settled(task=task, actor=user, reason=reason or say("cancelled_by_requester"),
+                              note=reason if isinstance(reason, str) else "",
                               expected_version=expected_version)[0]
     with transaction.atomic():
-        task = fire(task.pk, "cancel", actor=user, reason=reason or "cancelled by the requester",
+        task = fire(task.pk, "cancel", actor=user, reason=reason or say("cancelled_by_requester"),
                     expected_version=expected_version)
         enqueue_advance(task.pk)
         notify_on_commit(task.pk)
@@ -189,7 +191,7 @@ def _cancel_relatives(relatives: list, user, approval):
     for relative in relatives:
         fire(relative.task.pk, "cancel", actor=Actor(user=user, roles=frozenset({workflow.REVIEWER})),
              expected_version=relative.task.version,
-             reason=f"cancelled by {user.get_username()}, who approved {number} for the same goods instead")
+             reason=say("cancelled_as_twin", who=user.get_username(), number=number))
         enqueue_advance(relative.task.pk)
         notify_on_commit(relative.task.pk)
 

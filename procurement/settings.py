@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A refusal no view answered itself: 4xx with its words in the reader's language (procurement.words).
+    "procurement.pages.errors.DomainErrorMiddleware",
     # Last: counts failed sign-ins and answers a locked-out account (AXES_* below).
     "axes.middleware.AxesMiddleware",
 ]

@@ -20,13 +20,14 @@ from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.errors import Conflict
 from agentstate.receipts import receipt_record
+from agentstate.said import Said, say
 
 from . import erp, steps
 from .labels import OPERATION_LABELS, department_label, label
 from .models import BudgetReservation, Notification
 from .money import ntd
 from .queueing import enqueue_advance, notify_on_commit
-from .sentences import error_words
+from .words import error_words
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.
@@ -79,9 +80,10 @@ def purchase_order(task: Task) -> Receipt | None:
                                   status=Receipt.Status.CONFIRMED).first()
 
 
-def cancel_settled(*, task: Task, actor, reason: str, expected_version: int | None = None) -> tuple[Task, str]:
+def cancel_settled(*, task: Task, actor, reason: Said | str, note: str = "",
+                   expected_version: int | None = None) -> tuple[Task, str]:
     """Cancel a task in review after settling every receipt in doubt. Returns the task as it ends
-    and one sentence for the person saying how."""
+    and one sentence for the person saying how. `note`: the person's own words, kept if it is too late."""
     version = task.version if expected_version is None else expected_version
     lookups = [look_up(receipt) for receipt in receipts_in_doubt(task)]
     unknown = [lookup for lookup in lookups if not lookup.known]
@@ -101,8 +103,7 @@ def cancel_settled(*, task: Task, actor, reason: str, expected_version: int | No
         if order is not None:
             task = fire(task.pk, "cancel_too_late", actor=actor, expected_version=version,
                         data={"purchase_order": {"id": order.external_id}},
-                        reason=f"The cancel came too late: the ERP holds purchase order {order.external_id}; "
-                               f"nothing was cancelled and the budget stays spent. {reason}".strip())
+                        reason=say("cancel_too_late", id=order.external_id, note=note))
             return task, _("Too late to cancel: the ERP holds purchase order %(id)s, so the request is ordered. "
                            "Nothing was cancelled.") % {"id": order.external_id}
         task = fire(task.pk, "cancel", actor=actor, expected_version=version, reason=reason)

@@ -20,6 +20,7 @@ from agentstate.leases import Lease
 from agentstate.machine import fire
 from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
+from agentstate.said import Said, say
 
 from . import erp
 from .budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
@@ -59,7 +60,7 @@ class Step:
     def revision(self) -> int:
         return self.task.data.get("revision", 1)
 
-    def move(self, event: str, *, reason: str = "", **kwargs) -> Task:
+    def move(self, event: str, *, reason: Said | str = "", **kwargs) -> Task:
         token = self.lease.token if self.lease else None
         self.task = fire(self.task.pk, event, actor=_runtime(self),
                          expected_version=self.task.version, lease_token=token, reason=reason, **kwargs)
@@ -105,7 +106,7 @@ def revise(step: Step):
     """After an amendment or an answer: undo what the old version set up outside."""
     cancel_live_requisitions(step)
     budget_release(task_id=step.task.pk)
-    step.move("record", step="award", reason="previous requisition and budget released")
+    step.move("record", step="award", reason=say("requisition_replaced"))
 
 
 def compare_quotes(step: Step):
@@ -132,7 +133,7 @@ def compare_quotes(step: Step):
     awarded = result.as_json()
     step.move("record", step="route", data={"award": awarded, "question": "",
                                             "given_prices": given_prices(step.task, awarded)},
-              reason=f"awarded to {result.supplier}: NT${result.total:,.0f} incl. tax")
+              reason=say("awarded", supplier=result.supplier, total=str(result.total)))
 
 
 def route(step: Step):
@@ -153,10 +154,10 @@ def route(step: Step):
         step.move("escalate", reason=found.reason)
         return
     if found is None:
-        step.move("escalate", reason=f"NT${total:,.0f} is above every approval limit for {request.department.code}")
+        step.move("escalate", reason=say("above_every_limit", total=str(total), department=request.department.code))
         return
     step.move("record", step="reserve_budget", data={"route": found},
-              reason=f"routed to {found['rule']}: {', '.join(found['usernames'])}")
+              reason=say("routed", rule=found["rule"], people=list(found["usernames"])))
 
 
 def reserve_budget(step: Step):
@@ -166,8 +167,8 @@ def reserve_budget(step: Step):
         with transaction.atomic():
             held = budget_hold(department_code=step.task.tenant, task_id=step.task.pk,
                                requester_id=step.task.initiator_id, amount=total)
-            how = "held until approval" if held.status == held.Status.HELD else "reserved"
-            step.move("record", step="create_requisition", reason=f"NT${total:,.0f} of budget {how}")
+            how = "budget_held" if held.status == held.Status.HELD else "budget_reserved"
+            step.move("record", step="create_requisition", reason=say(how, total=str(total)))
     except BudgetExhausted as exc:
         step.move("ask", data={"question": f"{exc} Reduce the request or ask again later?"}, reason=str(exc))
     except HoldCapReached as exc:
@@ -185,9 +186,9 @@ def create_requisition(step: Step):
         if receipt.status == Receipt.Status.CONFIRMED:
             step.move("record", step="open_approval", refs=[_ref(receipt)],
                       data={"requisition": {"id": receipt.external_id, "key": receipt.idempotency_key}},
-                      reason=f"ERP requisition {receipt.external_id} created")
+                      reason=say("requisition_created", id=receipt.external_id))
         else:
-            step.move("escalate", reason=f"the ERP refused the requisition: {receipt.error}")
+            step.move("escalate", reason=say("requisition_refused", error=receipt.error))
 
     _perform(step, receipt, recorded)
 
@@ -197,7 +198,7 @@ def open_approval(step: Step):
     scope = approval_scope(step.task, request)
     route_ = step.task.data["route"]
     with transaction.atomic():
-        task = step.move("request_approval", reason=f"waiting for {route_['rule']} approval")
+        task = step.move("request_approval", reason=say("approval_waiting", rule=route_["rule"]))
         # The approvers hear of it from the event log (notices), once this commits.
         approval_open(task=task, scope=scope, approvers=route_["user_ids"],
                       rule={k: v for k, v in route_.items() if k != "chain"}, chain=route_.get("chain"),
@@ -210,7 +211,7 @@ def issue_purchase_order(step: Step):
     approval = (Approval.objects.filter(task=step.task, status=Approval.Status.APPROVED)
                 .order_by("-decided_at").first())
     if approval is None or not _scope_intact(approval, step.task):
-        step.move("fail", reason="no approved scope matches this version; nothing was sent")
+        step.move("fail", reason=say("no_scope_matches"))
         return
     receipt = receipt_plan(task=step.task, operation=erp.ISSUE_PURCHASE_ORDER, scope=f"r{step.revision}",
                            request=purchase_order_request(step.task, approval.scope))
@@ -219,9 +220,9 @@ def issue_purchase_order(step: Step):
     def recorded(receipt):
         if receipt.status == Receipt.Status.CONFIRMED:
             step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
-                      reason=f"ERP purchase order {receipt.external_id} issued")
+                      reason=say("order_issued", id=receipt.external_id))
         else:
-            step.move("fail", reason=f"the ERP refused the purchase order: {receipt.error}")
+            step.move("fail", reason=say("order_refused", error=receipt.error))
 
     _perform(step, receipt, recorded)
 
@@ -251,13 +252,13 @@ def compensate(step: Step):
     cancel_live_requisitions(step)
     if ordered(step.task):
         # Budget is released only when nothing was ordered (DESIGN §7): a real order keeps it.
-        step.move("compensated", reason="requisitions cancelled; budget kept: the ERP holds a purchase order")
+        step.move("compensated", reason=say("requisitions_cancelled_order_kept"))
         return
     released = budget_release(task_id=step.task.pk)
     if not released and not Receipt.objects.filter(task=step.task, operation=erp.CREATE_REQUISITION).exists():
-        step.move("compensated", reason="nothing had reached the ERP or the budget; nothing to undo")
+        step.move("compensated", reason=say("nothing_to_undo"))
         return
-    step.move("compensated", reason=f"requisitions cancelled; NT${released:,.0f} of budget released")
+    step.move("compensated", reason=say("requisitions_cancelled", released=str(released)))
 
 
 def ordered(task: Task) -> bool:
@@ -302,7 +303,7 @@ def receipt_resolved(receipt: Receipt):
         event = "resume" if task.state == "needs_review" else "record"
         step.move(event, step="open_approval", refs=[_ref(receipt)],
                   data={"requisition": {"id": receipt.external_id, "key": receipt.idempotency_key}},
-                  reason=f"ERP requisition {receipt.external_id} verified by key")
+                  reason=say("requisition_verified", id=receipt.external_id))
     elif receipt.operation == erp.ISSUE_PURCHASE_ORDER and receipt.status == Receipt.Status.CONFIRMED:
         step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
-                  reason=f"ERP purchase order {receipt.external_id} verified by key")
+                  reason=say("order_verified", id=receipt.external_id))

@@ -13,6 +13,7 @@ from agentstate.errors import Conflict, DomainError, NotPermitted, said
 from agentstate.external import Indeterminate, Outcome
 from agentstate.models import Approval, MergedData, Receipt, Task
 from agentstate.receipts import receipt_plan, receipt_reconcile, receipt_record
+from agentstate.said import say
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
 from . import erp, steps, workflow
@@ -79,7 +80,7 @@ def task_pause(*, user, task_id) -> Task:
         raise said(Conflict(_("Only a request the agent is working on can be paused."), current_version=task.version))
     from agentstate.machine import fire
 
-    return fire(task.pk, "pause", actor=user, reason=f"paused by {user.get_username()}")
+    return fire(task.pk, "pause", actor=user, reason=say("paused", person=user.get_username()))
 
 
 def task_resume(*, user, task_id) -> Task:

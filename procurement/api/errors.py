@@ -11,7 +11,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agentstate.errors import DomainError
 
-from ..sentences import coded_refusal, refusal, refusal_errors
+from ..words import CODES, coded_refusal, refusal, refusal_errors, render
 
 
 def exception_handler(exc, context):
@@ -27,7 +27,10 @@ def exception_handler(exc, context):
 
 
 def _detail(exc: DomainError) -> str:
-    """English clients read the refusal as the service wrote it; others in their language."""
+    """A coded refusal in the caller's language (procurement.words); else English clients read it as
+    the service wrote it, others in their language."""
+    if exc.said.code in CODES:
+        return render(exc.said)
     coded = coded_refusal(exc)
     if coded is not None:
         return coded

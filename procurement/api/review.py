@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from agentstate.errors import NotFound
 
 from .. import review, selectors
+from ..words import event_reason
 from .serializers import StrictIntegerField
 from .views import ApiView, task_body
 
@@ -41,7 +42,7 @@ class ReviewRowSerializer(serializers.Serializer):
     actions = serializers.SerializerMethodField()
 
     def get_reason(self, row) -> str:
-        return row.why.reason if row.why else ""
+        return (event_reason(row.why) or row.why.reason) if row.why else ""  # in the caller's language
 
     def get_since(self, row) -> str | None:
         return row.why.at.isoformat() if row.why else None

@@ -10,10 +10,12 @@ from django.db import transaction
 from agentstate.errors import Conflict, DomainError, IllegalTransition, NotFound, NotPermitted, StaleVersion
 from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
+from agentstate.said import say as said_code
 
-from .. import selectors, sentences, services, workflow
+from .. import selectors, services, workflow
 from ..quotesheet import chat as sheet_words
 from ..quotesheet import words
+from ..words import refusal
 from ..quotesheet.chat import pending_text
 from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from ..models import Department
@@ -116,7 +118,7 @@ def _refusal(job: Job, exc: DomainError) -> Outcome:
         # The engine's own words ("Event 'cancel' is not allowed in state ...") stay in the turn's
         # record; she reads what they mean for her request (「請購目前為「已下單」，無法這樣做。」).
         with language(job.lang):
-            reply = join(sentences.refusal(exc), say("nothing_changed", job.lang))
+            reply = join(refusal(exc), say("nothing_changed", job.lang))
         return _refused(job, str(exc), reply=reply)
     return _refused(job, str(exc))
 
@@ -413,7 +415,7 @@ def cancel(job: Job) -> Outcome:
                     what=drafts.describe_lines(view.lines, job.lang), state=state_words(task.state, job.lang))
         return Outcome(reply=reply, did="none", outcome="confirm", task=job.task() or task, expects="confirm_cancel",
                        confirming=confirmed, about=str(task.pk))
-    task = services.request_cancel(task_id=task.pk, user=job.user, reason="cancelled in chat")
+    task = services.request_cancel(task_id=task.pk, user=job.user, reason=said_code("cancelled_in_chat"))
     return Outcome(reply=join(job.proposal.reply, say("cancelled", job.lang)), did="cancel", task=task,
                    about=str(task.pk))
 

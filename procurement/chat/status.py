@@ -6,7 +6,8 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.text import capfirst
 
-from .. import erp, labels, selectors, sentences, workflow
+from .. import erp, labels, selectors, workflow
+from ..words import event_reason, readable
 from ..people import person_label
 from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from . import dates
@@ -26,7 +27,7 @@ def state_words(state: str, lang: str) -> str:
 def _question(task, lang: str) -> str:
     """The open question in her language when the agent asked it; a manager's words as written."""
     with language(lang):
-        return sentences.readable(task.question)
+        return readable(task.question)
 
 
 def _label(mapping: dict, code, lang: str) -> str:
@@ -88,7 +89,7 @@ def _why_in_review(task, lang: str) -> str:
         return ""
     with language(lang):
         event = selectors.why_in_review(task.id)
-        reason = sentences.event_reason(event) if event is not None else ""
+        reason = event_reason(event) if event is not None else ""
     reason = reason.strip().rstrip(".。")
     return join(say("why_review", lang, reason=reason) if reason else "", say("review_told", lang))
 

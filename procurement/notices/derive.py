@@ -22,6 +22,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from agentstate.models import Approval, Task, TaskEvent
+from agentstate.said import of_event
 
 from .. import workflow
 from ..labels import actor_label
@@ -31,6 +32,7 @@ from ..models import Notice, NoticeSource
 from ..outbox import notification_queue
 from ..policy.routing import OnlyTheRequester
 from ..requests import request_now
+from ..words import render
 from .render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)
 from .returned import notice_post, returned_question_post
@@ -186,7 +188,9 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         context |= {"approver": display_name(decided.decided_by), "comment": decided.comment,
                     "earlier": _earlier_comments(decided)}
     if kind == "cancelled":
-        context |= {"by": actor_label(event.actor), "reason": event.reason}
+        said = of_event(event)  # what the history says, in her language; a person's own words as written
+        context |= {"by": actor_label(event.actor),
+                    "reason": render(said, language) if said is not None and not said.is_quoted else event.reason}
     if kind == "needs_review" and OnlyTheRequester.said(event.reason):
         context |= {"why": event.reason}  # nobody but the requester could decide a step: say so
     if kind in TRAVEL_KINDS.values():

@@ -23,7 +23,7 @@ from ..policy.deciding import step_decider, step_people
 from ..policy.rules import amount_words
 from ..policy.words import chain_lines
 from ..requests import active_stand_ins
-from ..sentences import refusal
+from ..words import refusal
 from ..templatetags.money import ntd
 from . import inbox as inbox_rows
 

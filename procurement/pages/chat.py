@@ -17,7 +17,7 @@ from .. import selectors
 from ..api.throttles import chat_wait
 from ..chat.runtime import conversation_language
 from ..models import PurchaseRequest
-from ..sentences import refusal
+from ..words import refusal
 from .chat_forms import ChatMessageForm
 from .tasks import task_context
 

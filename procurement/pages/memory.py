@@ -26,7 +26,7 @@ from agentstate.memory.services import memory_confirm, memory_correct
 
 from ..selectors import memory as selectors
 from ..limits import MAX_REASON_CHARS
-from ..sentences import coded_refusal, refusal_errors
+from ..words import coded_refusal, refusal_errors
 from .memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
 PER_PAGE = 50

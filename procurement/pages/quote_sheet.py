@@ -21,7 +21,7 @@ from .. import selectors
 from ..api.throttles import chat_wait
 from ..limits import MAX_CHAT_CHARS
 from ..quotesheet.chat import chat_attach
-from ..sentences import refusal
+from ..words import refusal
 from .chat import _context, _session
 from .tasks import task_context
 

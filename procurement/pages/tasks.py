@@ -15,7 +15,7 @@ from .. import selectors, services, workflow
 from ..labels import is_agent
 from ..people import remember
 from ..requests import named_in, request_now
-from ..sentences import refusal
+from ..words import refusal
 from ..selectors.grants import watcher_add, watcher_remove, watchers_of
 from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
 from .timetravel import travel_context

@@ -16,7 +16,7 @@ from agentstate.models import Task
 
 from .. import selectors, timetravel, workflow
 from ..models import PurchaseRequest, Supplier
-from ..sentences import refusal
+from ..words import refusal
 
 PAGE = "procurement/task.html"
 MAX_ID = 2**63 - 1

@@ -2,7 +2,7 @@
 from django import template
 from django.utils.translation import pgettext
 
-from procurement import ages, labels, sentences, workflow
+from procurement import ages, labels, words, workflow
 from procurement.people import person_label
 from procurement.policy.words import approval_status_words
 
@@ -87,21 +87,21 @@ def person(who) -> str:
 
 @register.filter
 def event_reason(event) -> str:
-    """Why it happened, in the reader's language (procurement.sentences); "" when only admins
+    """Why it happened, in the reader's language (procurement.words); "" when only admins
     may read it (the raw reason stays under "details")."""
-    return sentences.event_reason(event)
+    return words.event_reason(event)
 
 
 @register.filter
 def error_words(text) -> str:
     """An ERP error in a few words in the reader's language ("" when it is no known form)."""
-    return sentences.error_words(text)
+    return words.error_words(text)
 
 
 @register.filter
 def readable(text) -> str:
     """An English sentence of the agent (a question, a reason) in the reader's language."""
-    return sentences.readable(text or "")
+    return words.readable(text or "")
 
 
 @register.filter

@@ -55,7 +55,7 @@ def test_a_task_of_schema_one_is_upgraded_oldest_first_before_its_next_move(alic
     assert row.data == {"first": "Ada", "last": "Lovelace", "price": "12.00", "n": 1} == moved.data
     assert (row.schema_version, row.version, row.state) == (3, 2, "b")
     upgraded = TaskEvent.objects.get(task=task, event=UPGRADED_EVENT)
-    assert upgraded.version == 1 and upgraded.data == {"from": 1, "to": 3}
+    assert upgraded.version == 1 and {k: upgraded.data[k] for k in ("from", "to")} == {"from": 1, "to": 3}
     # The checkpoint the move wrote is of the new shape; the old one stays as it was written.
     assert Checkpoint.objects.get(task=task, version=2).schema_version == 3
     assert Checkpoint.objects.get(task=task, version=1).content["snapshot"]["data"]["name"] == "Ada Lovelace"

@@ -15,6 +15,7 @@ from agentstate.actors import Actor
 from agentstate.approvals import approvals_expire
 from agentstate.machine import fire
 from agentstate.models import Approval, Session, Task
+from agentstate.said import say
 from procurement import queueing, services, timetravel, workflow
 from procurement.language import user_language_set
 from procurement.models import Notification, Quote, Supplier
@@ -101,7 +102,7 @@ def build_needs_review(demo, request):
     task = build_submitted(demo, request)
     task.refresh_from_db()
     return fire(task.pk, "outcome_unknown", actor=WORKER, expected_version=task.version,
-                reason="erp.purchase_order.issue: result pending verification (timed out after 2 s)")
+                reason=say("pending_verification", operation="erp.purchase_order.issue", error="timed out after 2 s"))
 
 
 def build_rejected(demo, request):

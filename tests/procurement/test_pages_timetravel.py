@@ -116,6 +116,16 @@ def test_fork_goes_to_the_new_request_and_both_pages_link_each_other(waiting, de
     assert f"Forks {fork_number}" in page_text(demo["alice"], waiting)
 
 
+def test_the_zh_hant_timeline_of_a_fork_reads_in_words_and_names_each_request_by_its_number(waiting, demo):
+    post(demo["carol"], waiting, "task-fork", {"checkpoint": point(waiting), "reason": "換一家供應商"})
+    fork = Task.objects.exclude(pk=waiting.pk).get()
+
+    original = page_text(demo["carol"], waiting, "zh-hant")
+    assert f"分出新請購 {fork.purchase_request.number}；原因：「換一家供應商」" in original
+    assert str(fork.pk) not in original and "forked by" not in original and "checkpoint" not in original
+    assert f"從 {waiting.purchase_request.number} 第" in page_text(demo["carol"], fork, "zh-hant")
+
+
 def test_pause_and_resume_from_the_page_as_the_requester(demo, erp):
     task = services.request_submit(requester=demo["alice"], department="ENG", justification="x",
                                    lines=[{"description": "Laptop", "quantity": 1}])

@@ -113,7 +113,7 @@ def test_record_outcome_with_the_reference_found__verified_by_key_and_the_task_g
     [receipt] = Receipt.objects.filter(task_id=task.pk, operation=erp_ops.CREATE_REQUISITION)
     assert (receipt.status, receipt.external_id) == ("confirmed", requisition_id)
     event = TaskEvent.objects.get(task_id=task.pk, event="record_outcome")
-    assert event.actor == "carol" and "verified by key" in event.reason and WHY in event.reason
+    assert event.actor == "carol" and "verified in the ERP" in event.reason and WHY in event.reason
     assert fresh(task).state == "awaiting_approval"
     assert len(erp.requisitions()) == 1, "recorded, never sent again"
 
