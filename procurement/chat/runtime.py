@@ -20,7 +20,7 @@ from agentstate.models import Session, Task, Turn
 from .. import workflow
 from ..limits import MAX_CHAT_CHARS
 from ..language import CHAT_LANGUAGES, user_language_remember
-from ..quotesheet.chat import sheet_proposal
+from ..quotesheet.chat import SheetBrain
 from ..selectors.sessions import may_post
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
@@ -60,7 +60,7 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
         # they write in, for their notices and mail (one look-up per conversation, none per turn)
         user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
-    proposal = sheet_proposal(ctx) or (brain or default_brain()).propose(ctx)
+    proposal = SheetBrain(brain or default_brain()).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))
