@@ -48,7 +48,7 @@ def normalised(text: str) -> str:
 YES = {"yes", "y", "yep", "yeah", "yup", "yes please", "confirm", "confirmed", "i confirm", "ok", "okay", "sure",
        "go ahead", "go", "submit", "submit it", "send it", "please do", "do it", "correct", "right", "sounds good",
        "looks good", "looks right", "perfect", "great", "all good", "that's right", "that's it", "that is all",
-       "that's all", "yes submit", "yes go ahead", "ok go ahead", "ok submit", "please submit", "lgtm", "fine",
+       "that's all", "that's fine", "that is fine", "fine by me", "alright", "all right", "yes submit", "yes go ahead", "ok go ahead", "ok submit", "please submit", "lgtm", "fine",
        "好", "好的", "好啊", "好喔", "好哦", "好呀", "好滴", "行", "可", "確認", "確定", "對", "對的", "是", "是的",
        "沒錯", "可以", "送出", "確認送出", "送出吧", "沒問題", "就這樣", "就這樣吧", "就這些", "麻煩了", "麻煩你了",
        "送吧", "送", "ok 送出", "好 送出", "好的 送出", "確認 送出", "沒問題 送出", "好 確認", "嗯", "嗯嗯", "對 送出",
