@@ -111,3 +111,20 @@ def _fresh_cache():
     cache.clear()
     people.forget()  # names looked up for the last test's people, who are gone
     yield
+
+
+@pytest.fixture(autouse=True)
+def _departments_heard(request, monkeypatch):
+    # The chat hears departments from the database (procurement/chat/vocabulary.py). A test of the
+    # hearing alone, with no database, hears the demo's two; one with a database reads them afresh.
+    from procurement.chat import vocabulary
+
+    vocabulary.departments.cache_clear()
+    uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(request.fixturenames)
+    if not uses_db:
+        from types import SimpleNamespace
+
+        demo = vocabulary.table([SimpleNamespace(code="ENG", name="Engineering"),
+                                 SimpleNamespace(code="OPS", name="Operations")])
+        monkeypatch.setattr(vocabulary, "departments", lambda: demo)
+    yield

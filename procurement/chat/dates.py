@@ -17,6 +17,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.translation import pgettext_lazy
 
 from .phrases import language
+from .normalise import cn_int
 
 # How far back a day-and-month without a year is still taken as a day gone by (asked about),
 # rather than that day next year.
@@ -25,7 +26,6 @@ RECENT_DAYS = 62
 ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 EN_WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
-ZH_NUMBERS = {"一": 1, "二": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 ZH_END = r"(?:\s*(?:之前|以前|前|為止|以內|內))?(?:\s*(?:就要用|要用|就要|需要用|用))?"
 EN_CUE = r"(?:(?:by|before|until|till|no later than|on|for|due)\s+(?:the\s+)?)?"
@@ -70,12 +70,7 @@ def _month_day(base: date, months: int, part: str) -> date:
 
 
 def _zh_int(token: str) -> int:
-    if token.isdigit():
-        return int(token)
-    if len(token) == 1:
-        return ZH_NUMBERS[token]
-    tens, _, ones = token.partition("十")
-    return (ZH_NUMBERS[tens] if tens else 1) * 10 + (ZH_NUMBERS[ones] if ones else 0)
+    return int(token) if token.isdigit() else cn_int(token) or 0
 
 
 def _n(token: str) -> int:

@@ -9,19 +9,15 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-import cn2an
-
 from ..pricing import SYNONYMS, match_item
-from . import dates, lexicon
+from . import dates, lexicon, vocabulary
+from .normalise import cn_int
 
 EN_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
 EN_NUMBERS |= {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
 EN_NUMBERS |= {"a dozen": 12, "dozen": 12, "a couple of": 2, "a": 1, "an": 1}
-CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "兩": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 
 _EN_WORD = "|".join(sorted((w for w in EN_NUMBERS if w not in ("a", "an")), key=len, reverse=True))
 NUMBER = (rf"\d[\d,]*(?:\.\d+)?|[零〇一二兩两三四五六七八九十百千]+|"
@@ -35,8 +31,6 @@ BUDGET_WORD = (r"(?:budget(?:\s+(?:of|is|cap|to))?|cap(?:\s+(?:of|is|to))?|under
 MONEY = re.compile(
     rf"(?P<lead>{BUDGET_WORD})?\s*{CURRENCY}?\s*(?P<n>{NUMBER})\s*(?P<scale>百萬|million|萬|万|千(?=元|塊|$|\W)|"
     rf"(?<=\d)[km](?![a-z]))?\s*(?:元|塊|dollars?|ntd|twd)?\s*(?:以內|以下|內)?", re.IGNORECASE)
-DEPARTMENTS = {"ENG": re.compile(r"\b(eng|engineering)\b|工程部|研發部|工程(?!師)", re.IGNORECASE),
-               "OPS": re.compile(r"\b(ops|operations)\b|營運部|營運|維運", re.IGNORECASE)}
 # A comma inside "1,000" does not end a clause.
 CLAUSE_SPLIT = re.compile(r",(?!\d{3}(?:\D|$))|[，;；、。\n]|\s+(?:and|plus|as well as)\s+|和|跟|以及|還有|另外")
 CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\b[^.,;!?]*?\bto\s+(?P<n>{NUMBER})|"
@@ -75,9 +69,11 @@ SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|�
 DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電開掃]))|\ba dozen\b|\bdozen\b)",
                    re.IGNORECASE)
 # A stated purpose, anywhere in the message: 「新人報到，要兩台螢幕」, 「實驗室要三台」.
-PURPOSE = re.compile(r"報到|新人|新進|新同仁|實習|實驗室|會議室|專案|測試|開發|展示|活動|汰換|更換|替換|壞了|故障|訓練|"
+PURPOSE = re.compile(r"報到|研發|中心|啟用|展場|展覽|展會|新人|新進|新同仁|實習|實驗室|會議室|專案|測試|開發|展示|活動|汰換|更換|替換|壞了|故障|訓練|"
                      r"上課|教室|辦公室|出差|遠端|在家|\b(?:interns?|new hires?|onboarding|lab|project|testing|"
                      r"replacement|broken|training|demo|meeting room|classroom|office)\b", re.IGNORECASE)
+# 「有2個新人報到」: a count of people belongs to the purpose, not to a line.
+PEOPLE_COUNT = re.compile(r"\d+\s*(?:個|位|名)?\s*(?=新人|新同|新進|人|同事|同仁|員工|實習生|位)")
 USED_FOR = re.compile(r"(?:要|會|需要)用(?:到|的)?$")
 PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
 # Why, said in the same breath as the item: 「我的椅子壞了」, "my chair is broken", "for a new hire".
@@ -131,17 +127,7 @@ def to_int(token: str) -> int | None:
     words = re.split(r"[\s-]+", token)
     if len(words) == 2 and words[0] in EN_NUMBERS and words[1] in EN_NUMBERS:
         return EN_NUMBERS[words[0]] + EN_NUMBERS[words[1]]
-    return _cn_int(token)
-
-
-def _cn_int(token: str) -> int | None:
-    """Chinese numerals of any size (一百二十、兩千、十二), read by cn2an."""
-    if not token or any(ch not in CN_DIGITS and ch not in CN_UNITS for ch in token):
-        return None
-    try:
-        return int(cn2an.cn2an(token.replace("兩", "两"), "smart"))
-    except (ValueError, KeyError, IndexError):
-        return None
+    return cn_int(token)
 
 
 def to_money(match: re.Match) -> Decimal | None:
@@ -285,7 +271,7 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     found.lines, found.conflict = _settled(found.lines)
     if not lexicon.is_request(text) and not found.lines and not COUNTED.search(rest):
         found.unknown = ""  # "hello" names nothing to buy; "2 monitor arms" does
-    codes = [code for code, pattern in DEPARTMENTS.items() if pattern.search(rest)]
+    codes = [code for code, pattern in vocabulary.departments().items() if pattern.search(rest)]
     found.department = codes[0] if len(codes) == 1 else None
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n] + (specs if found.lines else [])
@@ -357,7 +343,7 @@ def _purpose(text: str, catalogue) -> str:
     """A clause that names no item and no number but says what it is for: the purpose."""
     for clause in CLAUSE_SPLIT.split(text):
         clause = clause.strip(" .。")
-        if not clause or match_item(clause, catalogue) or re.search(r"\d", clause):
+        if not clause or match_item(clause, catalogue) or re.search(r"\d", PEOPLE_COUNT.sub("", clause)):
             continue
         if lexicon.is_yes(clause) or lexicon.is_no(clause) or lexicon.is_one_off(clause):
             continue
@@ -373,7 +359,7 @@ def _purpose(text: str, catalogue) -> str:
 
 
 # A trailing 用 is the "for" of 「給新人報到用」 and goes; in 使用, 應用, 公用… it is part of the word.
-_NOT_A_WORD_WITH_USE = r"(?<![使應運專公享])"
+_NOT_A_WORD_WITH_USE = r"(?<![使應運專公享啟試借費信])"
 
 
 def _purpose_words(text: str) -> str:
@@ -431,6 +417,6 @@ def _justification(text: str) -> str:
 
 def _says_more_than_department(value: str) -> bool:
     """"for the OPS team" names the department, not a reason."""
-    for pattern in DEPARTMENTS.values():
+    for pattern in vocabulary.departments().values():
         value = pattern.sub(" ", value)
     return bool(re.sub(r"\b(the|team|department|dept|group|our|my)\b|'s|部門|團隊|部", " ", value, flags=re.I).strip())

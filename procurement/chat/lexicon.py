@@ -4,6 +4,8 @@ Matches are deliberately narrow: a word that only *might* mean "cancel" must not
 request, so short intents (yes, cancel) must be the whole message."""
 import re
 
+from . import normalise
+
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -27,23 +29,9 @@ def language(text: str, previous: str = "") -> str:
     return previous or ("en" if words else "en")
 
 
-# Simplified characters people type on the way to the items and intents we know: read as
-# Traditional where that is enough to understand; otherwise the rules ask back.
-SIMPLIFIED = str.maketrans(
-    "笔记电脑显键盘办张组两个买购预万门进态单号采为么样还确认给员实验报扩坞这们请设备问题时间会发货准审批驳回长对没关系东亚转换见刚数"
-    "样过边吗么里该现应写说读钱价费总额税选项于与从众优点块",
-    "筆記電腦顯鍵盤辦張組兩個買購預萬門進態單號採為麼樣還確認給員實驗報擴塢這們請設備問題時間會發貨准審批駁回長對沒關係東亞轉換見剛數"
-    "樣過邊嗎麼裡該現應寫說讀錢價費總額稅選項於與從眾優點塊")
-
-
-WORDS = {"筆記本電腦": "筆電", "筆記本": "筆電", "屏幕": "螢幕", "顯示屏": "螢幕", "擴展塢": "擴充座", "鼠標": "滑鼠"}
-
-
 def traditional(text: str) -> str:
-    text = text.translate(SIMPLIFIED)
-    for simplified, word in WORDS.items():
-        text = text.replace(simplified, word)
-    return text
+    """Simplified forms as Traditional (chat/normalise.py holds the table)."""
+    return normalise.traditional(text)
 
 
 def is_emoji_only(text: str) -> bool:
@@ -60,7 +48,7 @@ def normalised(text: str) -> str:
 YES = {"yes", "y", "yep", "yeah", "yup", "yes please", "confirm", "confirmed", "i confirm", "ok", "okay", "sure",
        "go ahead", "go", "submit", "submit it", "send it", "please do", "do it", "correct", "right", "sounds good",
        "looks good", "looks right", "perfect", "great", "all good", "that's right", "that's it", "that is all",
-       "that's all", "yes submit", "yes go ahead", "ok go ahead", "ok submit", "please submit", "lgtm", "fine",
+       "that's all", "that's fine", "that is fine", "fine by me", "alright", "all right", "yes submit", "yes go ahead", "ok go ahead", "ok submit", "please submit", "lgtm", "fine",
        "好", "好的", "好啊", "好喔", "好哦", "好呀", "好滴", "行", "可", "確認", "確定", "對", "對的", "是", "是的",
        "沒錯", "可以", "送出", "確認送出", "送出吧", "沒問題", "就這樣", "就這樣吧", "就這些", "麻煩了", "麻煩你了",
        "送吧", "送", "ok 送出", "好 送出", "好的 送出", "確認 送出", "沒問題 送出", "好 確認", "嗯", "嗯嗯", "對 送出",
@@ -75,9 +63,12 @@ THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank y
           "謝謝", "謝謝你", "謝謝您", "感謝", "感謝你", "感謝您", "多謝", "謝啦", "感恩", "謝了"}
 # The whole message, after normalised(): one cancel word, or two said together (「算了取消」,
 # "never mind, cancel it"), with a softening word before or after (「那就取消吧」, 「算了不買了啦」).
-_CANCEL_WORD = (r"(?:cancel(?: it| this(?: one)?| that(?: one)?| the request| my request)?|never mind|nevermind|nvm|"
+_CANCEL_WORD = (r"(?:cancel(?: it| this(?: one)?| that(?: one)?| the request| my request)?|"
+                r"(?:cancel|scrap|discard|delete|bin|ditch|throw away)(?: it| this| that| the| my)?(?: draft| request)|"
+                r"(?:scrap|discard|ditch)(?: it| this| that)?|never mind|nevermind|nvm|"
                 r"forget it|取消(?:申請|這筆(?:申請)?|這張(?:單子?)?|這個|掉|好了)?|撤(?:掉|銷|回)(?:這張|這筆)?|"
-                r"(?:這張|這筆)(?:單子?)?不要了|不用了|算了|不買了)")
+                r"(?:這張|這筆)(?:單子?|草稿)?不要了|把?(?:這張|這筆)?草稿(?:不要了|刪掉|刪除|丟掉)|(?:刪掉|刪除|丟掉)這張(?:草稿)?|"
+                r"不用了|算了|不買了)")
 # Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit"; or as a
 # yes to "cancel it?": 「對，取消」.
 _CANCEL_BEFORE = (r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|ok)\s*)?(?:(?:那|那就|好吧|唉)\s*)?"
@@ -93,8 +84,9 @@ STANDING = re.compile(r"\b(from now on|always|every time|in future|in the future
                       r"^(?:請|麻煩)?(?:幫我)?(?:記住|記得)")
 ONE_OFF = re.compile(r"\b(this time|just this once|for this one|for this request)\b|這次|這一次|本次|這回")
 DELIVERY = re.compile(r"\b(deliver|ship|send it|send them)\b|送到|寄到|送去|交貨")
+# Asking for something to be bought; 「要2台」 (normalised: its count in digits) too.
 REQUEST_VERB = re.compile(r"\b(need|want|would like|'d like|buy|order|get|purchase|looking for)\b|"
-                          r"需要|想要|要買|我要|想買|購買|採購|請購")
+                          r"需要|想要|要買|我要|想買|購買|採購|請購|要(?=\s*\d)", re.IGNORECASE)
 
 # Things no message can make the agent do. Each names who does it instead.
 INJECTION = {

@@ -7,8 +7,11 @@ import re
 from dataclasses import dataclass
 
 from ..pricing import match_item
+from . import lexicon
 
 REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
+# A request's id as the API and links carry it: asked about, it is that request or none of hers.
+TASK_ID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.IGNORECASE)
 TOPICS = [  # the first that matches wins: "why" before "status" for 「為什麼還在等核准」
     ("change", re.compile(
         r"\bwhat\b[^?.!]*\b(change|fix|revise|adjust|edit)\b|\bwhat (?:does|did) (?:he|she|they|the manager|\w+) "
@@ -67,14 +70,15 @@ TOPICS = [  # the first that matches wins: "why" before "status" for 「為什�
         r"進度|狀態|狀況|到哪|怎麼樣了|怎樣了|如何了|進行到|處理到|核准了嗎|好了沒|通過了嗎|批了嗎|情況|"
         # 「誰在審我的單？」「我上週送的那張單子呢？」
         r"誰在(?:審|看|簽|核)|審到哪|(?:看|查)一下[^。？?]{0,8}(?:單子?|申請|請購)|"
-        r"(?:那張|那筆|我的)[^。？?]{0,4}(?:單子?|請購單?|申請單?)[^。？?]{0,4}呢|單子呢", re.IGNORECASE)),
+        r"(?:那張|那筆|我的)[^。？?]{0,4}(?:單子?|請購單?|申請單?)[^。？?]{0,4}呢|單子呢|(?:那張|那筆)(?:單子?)?呢", re.IGNORECASE)),
 ]
 LATEST = re.compile(r"\b(?:last|latest|previous|most recent|newest)\b|上一張|上一筆|上次|最近|最新|剛剛|剛才|"
                     r"上週|上星期|上禮拜|前幾天|前天|昨天", re.IGNORECASE)
 ALL_OPEN = re.compile(r"\ball\b[^?.!]*\bopen\b|\bopen requests\b|\ball (?:of )?my\b|所有|全部|進行中的", re.IGNORECASE)
+# Words that only ask after a request already made, whatever verb rides along (請購 is also a noun).
+ASKED_AFTER = re.compile(r"到哪|進度|狀態|怎麼樣了|那張|那筆|\b(?:status|progress|where is|where's)\b", re.IGNORECASE)
 QUESTION_MARK = re.compile(r"[?？]\s*$|嗎\s*$|呢\s*$")
-REQUEST_WORDS = re.compile(r"\b(?:need|want|would like|'d like|buy|order|get|purchase)\b|需要|想要|要買|我要|想買|購買|請購|要(?:[一二兩三四五六七八九十\d])",
-                           re.IGNORECASE)
+REQUEST_WORDS = lexicon.REQUEST_VERB
 
 
 @dataclass(frozen=True)
@@ -84,23 +88,27 @@ class Question:
     item: str = ""         # the catalogue item she named ("the laptop one")
     latest: bool = False   # "my last request"
     open_only: bool = False
+    task_id: str = ""      # a request's id she pasted
 
 
 def question_of(text: str, catalogue=()) -> Question | None:
     """The question this message asks about her requests, or None if it asks none."""
     topic = next((name for name, pattern in TOPICS if pattern.search(text)), None)
-    ref = REF.search(text)
-    if topic is None and ref:
+    ref, task_id = REF.search(text), TASK_ID.search(text)
+    if topic is None and (ref or task_id):
         topic = "status"
     if topic is None:
         return None
-    if topic in ("po", "status", "money", "nudge", "stock") and REQUEST_WORDS.search(text) and not QUESTION_MARK.search(text) and not ref:
+    asked_after = LATEST.search(text) or ASKED_AFTER.search(text)  # 「上一張請購到哪了」 asks; it files nothing
+    if topic in ("po", "status", "money", "nudge", "stock") and REQUEST_WORDS.search(text) \
+            and not QUESTION_MARK.search(text) and not ref and not task_id and not asked_after:
         return None  # "I need a purchase order for 2 laptops" files a request
-    item = match_item(text, catalogue) if not ref else None
+    item = match_item(text, catalogue) if not ref and not task_id else None
     open_only = bool(ALL_OPEN.search(text)) and topic in ("status", "list")
     if open_only:
         topic = "list"
     return Question(topic=topic, ref=ref.group(0).upper() if ref else "", item=item or "",
+                    task_id=task_id.group(0).lower() if task_id else "",
                     latest=bool(LATEST.search(text)), open_only=open_only)
 
 

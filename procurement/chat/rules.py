@@ -15,9 +15,10 @@ from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, Pro
                     TaskView, UpdateDraft)
 from .dates import day_words
 from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
+from .hearing import Heard, decide
 from .extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
 from .phrases import join, listed, say
-from .questions import REF, is_open_question, question_of
+from .questions import REF, is_open_question
 from .status import name_of, one_line, state_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
@@ -40,98 +41,149 @@ class RuleBrain:
     name = "rules"
 
     def propose(self, ctx: Context) -> Proposal:
-        message, lang = ctx.message, ctx.lang
-        refused = lexicon.injections(message)
-        if refused:
-            return Proposal(join(*(say(key, lang) for key in refused), say("nothing_changed", lang)), NoAction())
-        if lexicon.is_thanks(message):  # not an answer, a purpose or a question; what was asked stays asked
-            return Proposal(say("you_are_welcome", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
-        if lexicon.is_ack(message):  # 「好吧，那我知道了」 after an answer: heard, and nothing starts
-            return Proposal(say("acknowledged", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
-        pending = self.pending(ctx)
-        if pending is not None:
-            return pending
-        if lexicon.is_standing(message):
-            return Proposal("", ProposeMemory(content=message.strip()[:500], kind="preference"))
-        cancel = lexicon.cancel_asked(message) or message  # 「REQ-2026-00001 可以取消嗎」 asks to cancel it
-        named = named_cancel(cancel, ctx)
-        if named is not None:
-            return Proposal("", named)
-        question = question_of(message, ctx.catalogue)
-        if question is not None:
-            return Proposal("", self.status(ctx, question))  # an aside: dispose keeps what was asked
-        if lexicon.is_emoji_only(message):
-            return Proposal(say("not_understood", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
-        if lexicon.is_continue(message):
-            return self.continue_(ctx)
-        task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
-        if lexicon.is_cancel(cancel):
-            return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
-        about = self.about(ctx) if task is None else None
+        """The answer of the first row of hearing.DECISIONS that fits and answers."""
+        _, proposal = decide(self, ctx)
+        return proposal
+
+    def hears(self, intent: str, heard: Heard) -> bool:
+        """Whether the message carries `intent` (hearing.INTENTS), read by this brain's readers."""
+        message, ctx = heard.message, heard.ctx
+        readers = {
+            "injection": lambda: bool(heard.injection),
+            "thanks": lambda: lexicon.is_thanks(message),
+            "ack": lambda: lexicon.is_ack(message),
+            "pick": lambda: bool(pick(message, ctx.choices, ctx.candidates)),
+            "yes": lambda: heard.yes,
+            "no": lambda: heard.no,
+            "yes_or_no": lambda: heard.yes or heard.no,
+            "tax_basis": lambda: bool(tax_basis(message) or TAX_ANSWERS.get(lexicon.normalised(message))),
+            "standing": lambda: lexicon.is_standing(message),
+            "named_cancel": lambda: named_cancel(heard.cancel_words, ctx) is not None,
+            "question": lambda: heard.question is not None,
+            "emoji": lambda: lexicon.is_emoji_only(message),
+            "continue": lambda: lexicon.is_continue(message),
+            "cancel": lambda: lexicon.is_cancel(heard.cancel_words),
+            "change": lambda: bool(CHANGE_VERB.search(message) or REMOVE.search(message)),
+            "open_question": lambda: is_open_question(message),
+            "fields": lambda: heard.found.any(),
+        }
+        return readers[intent]()
+
+    # -- the handlers of hearing.DECISIONS, in its row order ------------------------------
+
+    def refuse(self, ctx, heard):
+        return Proposal(join(*(say(key, ctx.lang) for key in heard.injection), say("nothing_changed", ctx.lang)),
+                        NoAction())
+
+    def welcome(self, ctx, heard):
+        return Proposal(say("you_are_welcome", ctx.lang), NoAction(), expects=ctx.expects, keep_confirming=True)
+
+    def acknowledge(self, ctx, heard):
+        return Proposal(say("acknowledged", ctx.lang), NoAction(), expects=ctx.expects, keep_confirming=True)
+
+    def attach_picked(self, ctx, heard):
+        return Proposal(say("attached", ctx.lang), Attach(task_id=pick(ctx.message, ctx.choices, ctx.candidates)))
+
+    def answer_amend(self, ctx, heard):
+        if (ctx.confirming or {}).get("action") != "amend":
+            return None
+        if heard.yes:
+            return Proposal("", Amend(fields=ctx.confirming["fields"]))
+        return Proposal(say("amend_kept", ctx.lang), NoAction())
+
+    def cancel_confirmed(self, ctx, heard):
+        return Proposal("", Cancel())
+
+    def cancel_kept(self, ctx, heard):
+        return Proposal(say("cancel_kept", ctx.lang), NoAction())
+
+    def tax_answer(self, ctx, heard):
+        basis = tax_basis(ctx.message) or TAX_ANSWERS.get(lexicon.normalised(ctx.message), "")
+        if basis:
+            return Proposal("", UpdateDraft(fields={"budget_tax": basis}))
+        if not extract(ctx.message, ctx.catalogue).any():
+            cap = money(ctx.task.draft.get("budget") or 0)
+            return Proposal(say("tax_again", ctx.lang, cap=cap), NoAction(), expects="budget_tax")
+        return None
+
+    def submit(self, ctx, heard):
+        return Proposal("", Submit())
+
+    def hold(self, ctx, heard):
+        return Proposal(say("held", ctx.lang), NoAction(), expects="confirm_submit", keep_confirming=True)
+
+    def draft_again(self, ctx, heard):
+        if heard.question is None and not heard.found.any():
+            return Proposal("", NoAction(), expects="draft")
+        return None
+
+    def yes_without_draft(self, ctx, heard):
+        if ctx.task is not None:  # 「好」 after 「已修改為…」: heard; her request is already on its way
+            return Proposal(say("acknowledged", ctx.lang), NoAction())
+        return Proposal(say("no_draft_to_submit", ctx.lang), NoAction())
+
+    def remember(self, ctx, heard):
+        return Proposal("", ProposeMemory(content=ctx.message.strip()[:500], kind="preference"))
+
+    def cancel_named(self, ctx, heard):
+        return Proposal("", named_cancel(heard.cancel_words, ctx))
+
+    def answer_question(self, ctx, heard):
+        return Proposal("", self.status(ctx, heard.question))  # an aside: dispose keeps what was asked
+
+    def not_understood(self, ctx, heard):
+        return Proposal(say("not_understood", ctx.lang), NoAction(), expects=ctx.expects, keep_confirming=True)
+
+    def cancel_this(self, ctx, heard):
+        return Proposal("", Cancel())
+
+    def nothing_to_cancel(self, ctx, heard):
+        return Proposal(say("no_open_task", ctx.lang), NoAction())
+
+    def answer_about(self, ctx, heard):
         # Once her request waiting for her answer has been talked about, what she says next is that answer.
-        if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)
-                                  or about.state == workflow.AWAITING_INPUT):
+        about = self.about(ctx)
+        if about is not None and (heard.has("change") or about.state == workflow.AWAITING_INPUT):
             return self.amend(ctx, about)
-        ended = ctx.task if ctx.task and ctx.task.state in workflow.TERMINAL else None
-        if ended is not None and about is None:
-            found = extract(message, ctx.catalogue)
-            if (found.quantity_change or found.removed) and not found.lines:
-                # 「那我可以改成 10 台嗎」 after a rejection changes what ended: not a new hello, but what
-                # can be done instead. 「我還要再買兩台螢幕」 names something new and starts a draft.
-                return Proposal(say("ended_ask_again", lang, number=name_of(ended, lang),
-                                    state=state_words(ended.state, lang)), NoAction())
+        return None
+
+    def ended_change(self, ctx, heard):
+        if self.about(ctx) is not None:
+            return None
+        found = heard.found
+        if (found.quantity_change or found.removed) and not found.lines:
+            # 「那我可以改成 10 台嗎」 after a rejection changes what ended: not a new hello, but what
+            # can be done instead. 「我還要再買兩台螢幕」 names something new and starts a draft.
+            ended = ctx.task
+            return Proposal(say("ended_ask_again", ctx.lang, number=name_of(ended, ctx.lang),
+                                state=state_words(ended.state, ctx.lang)), NoAction())
+        return None
+
+    def unclear_question(self, ctx, heard):
         # A day alone in a question ("will it come tomorrow?") files and changes nothing, unless it
         # asks to move the day of an open draft or, said as a change, of a submitted request
         # (「可以改成下週五嗎？」, "can it be next Monday instead?").
+        task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
         dated = task is not None and (task.state == workflow.DRAFT
-                                      or task.state in workflow.AMENDABLE and bool(CHANGE_VERB.search(message)))
-        if is_open_question(message) and not _asks_a_change(message, ctx, task, dated):
-            return Proposal("", Status(topic="unclear"))
-        if task is None or task.state == workflow.DRAFT:
-            return self.intake(ctx, task)
-        if task.state in workflow.AMENDABLE:
-            return self.amend(ctx, task)
-        return Proposal(say("no_changes_now", lang, state=state_words(task.state, lang)), NoAction())
+                                      or task.state in workflow.AMENDABLE and bool(CHANGE_VERB.search(ctx.message)))
+        if _asks_a_change(ctx.message, ctx, task, dated):
+            return None
+        return Proposal("", Status(topic="unclear"))
 
-    def pending(self, ctx: Context) -> Proposal | None:
-        """An answer to what the last agent turn asked: which request, yes or no, 含稅 or 未稅."""
-        message, lang = ctx.message, ctx.lang
-        if ctx.expects == "choose_task":
-            picked = pick(message, ctx.choices, ctx.candidates)
-            if picked:
-                return Proposal(say("attached", lang), Attach(task_id=picked))
-        if ctx.expects == "confirm_amend" and (ctx.confirming or {}).get("action") == "amend" and (
-                lexicon.is_yes(message) or lexicon.is_no(message)):
-            if lexicon.is_yes(message):
-                return Proposal("", Amend(fields=ctx.confirming["fields"]))
-            return Proposal(say("amend_kept", lang), NoAction())
-        if ctx.expects == "confirm_cancel" and (lexicon.is_yes(message) or lexicon.is_no(message)):
-            return Proposal("", Cancel()) if lexicon.is_yes(message) else Proposal(say("cancel_kept", lang), NoAction())
-        draft = ctx.task if ctx.task and ctx.task.state == workflow.DRAFT else None
-        if ctx.expects == "budget_tax" and draft is not None:
-            basis = tax_basis(message) or TAX_ANSWERS.get(lexicon.normalised(message), "")
-            if basis:
-                return Proposal("", UpdateDraft(fields={"budget_tax": basis}))
-            if not extract(message, ctx.catalogue).any():
-                cap = money(draft.draft.get("budget") or 0)
-                return Proposal(say("tax_again", lang, cap=cap), NoAction(), expects="budget_tax")
-        if ctx.expects == "confirm_submit" and draft is not None:
-            if lexicon.is_yes(message):
-                return Proposal("", Submit())
-            if lexicon.is_no(message):
-                return Proposal(say("held", lang), NoAction(), expects="confirm_submit", keep_confirming=True)
-            if is_open_question(message) and question_of(message, ctx.catalogue) is None \
-                    and not extract(message, ctx.catalogue).any():
-                return Proposal("", NoAction(), expects="draft")  # neither yes nor no: the draft, asked again
-        elif lexicon.is_yes(message) and draft is None and ctx.expects not in ("confirm_cancel", "confirm_amend"):
-            if ctx.task is not None:  # 「好」 after 「已修改為…」: heard; her request is already on its way
-                return Proposal(say("acknowledged", lang), NoAction())
-            return Proposal(say("no_draft_to_submit", lang), NoAction())
-        return None
+    def intake_(self, ctx, heard):
+        return self.intake(ctx, ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None)
+
+    def amend_(self, ctx, heard):
+        return self.amend(ctx, ctx.task)
+
+    def no_changes_now(self, ctx, heard):
+        return Proposal(say("no_changes_now", ctx.lang, state=state_words(ctx.task.state, ctx.lang)), NoAction())
 
     def status(self, ctx: Context, question) -> Status:
         task_id = ""
-        if question.latest and not question.ref and not question.item and ctx.requests and question.topic != "list":
+        if question.task_id:
+            task_id = question.task_id  # hers or not found: dispose looks among her own requests only
+        elif question.latest and not question.ref and not question.item and ctx.requests and question.topic != "list":
             task_id = ctx.requests[0].id
         return Status(topic=question.topic, task_id=task_id, ref=question.ref, item=question.item,
                       open_only=question.open_only)
@@ -141,7 +193,7 @@ class RuleBrain:
         found = next((t for t in ctx.requests if t.id == ctx.about), None) if ctx.about else None
         return found if found and found.state in workflow.AMENDABLE else None
 
-    def continue_(self, ctx: Context) -> Proposal:
+    def continue_(self, ctx: Context, heard: Heard | None = None) -> Proposal:
         if ctx.task and ctx.task.state not in workflow.TERMINAL:
             # Already on it: a draft gets its next question again, anything else its status.
             return Proposal("", NoAction(), expects="draft") if ctx.task.state == workflow.DRAFT else \

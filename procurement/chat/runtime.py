@@ -20,13 +20,14 @@ from agentstate.turns import turn_append
 from .. import workflow
 from ..limits import MAX_CHAT_CHARS
 from ..language import CHAT_LANGUAGES, user_language_remember
-from ..quotesheet.chat import sheet_proposal
+from ..quotesheet.chat import SheetBrain
 from ..selectors.sessions import may_post
 from .brain import Brain, Context, Proposal
 from .context import build_context, summarize
 from .dispose import Job, Outcome, dispose
 from .lexicon import language
 from .phrases import join, say
+from .normalise import normalise
 from .rules import RuleBrain
 
 CHAT_MAX_CHARS = MAX_CHAT_CHARS
@@ -53,12 +54,13 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
     spoken = conversation_language(session)
     text = message_checked(text, lang=spoken)
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
-    ctx = build_context(session=session, user=user, message=text, user_turn=user_turn)
+    # The hearing reads the message made plain once (chat/normalise.py); the turn keeps her words.
+    ctx = build_context(session=session, user=user, message=normalise(text), user_turn=user_turn)
     if not spoken:  # a conversation's first turn: someone who never chose a language gets the one
         # they write in, for their notices and mail (one look-up per conversation, none per turn)
         user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
-    proposal = sheet_proposal(ctx) or (brain or default_brain()).propose(ctx)
+    proposal = SheetBrain(brain or default_brain()).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))

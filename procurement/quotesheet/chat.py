@@ -149,3 +149,14 @@ def _department(user, task) -> dict:
     departments = departments_of(user)
     drafted = (task.data.get("draft") or {}) if task is not None else {}
     return {"department": departments[0]} if len(departments) == 1 and not drafted.get("department") else {}
+
+
+class SheetBrain:
+    """A brain like the others (chat.brain.Brain): while a draft's sheet has an open question, the
+    sheet's answers; anything else, the brain it wraps (the rules, or the model with the rules)."""
+
+    def __init__(self, inner):
+        self.inner, self.name = inner, inner.name
+
+    def propose(self, ctx: Context) -> Proposal:
+        return sheet_proposal(ctx) or self.inner.propose(ctx)

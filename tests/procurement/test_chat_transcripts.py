@@ -29,3 +29,9 @@ def test_at_least_thirty_dialogues_in_each_language_covering_every_intent():
     intents = {turn.get("intent") for _, t in TRANSCRIPTS for turn in t["turns"]}
     assert {"status", "po", "why", "change", "cancel", "list", "unknowable", "confirm", "decline", "intake",
             "budget", "bad_input"} <= intents
+
+
+def test_paraphrases_from_the_requesters_side_half_in_each_language():
+    # Issue 24: at least 60 dialogues that say again, in other words, what the others say.
+    paraphrases = Counter(name.split("_", 1)[0] for name, _ in TRANSCRIPTS if "_para_" in name)
+    assert paraphrases["zh"] >= 30 and paraphrases["en"] >= 30, paraphrases

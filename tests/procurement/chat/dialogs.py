@@ -18,7 +18,7 @@ A transcript:
       - say: 我上一張單子現在怎樣了？
         intent: status        # what the turn is for, for accuracy per intent
         action: status        # the action the turn carried out
-        reply_has: ["{r1.number}", "{r1.comment}"]   # {name.number|po|comment|id8} from State
+        reply_has: ["{r1.number}", "{r1.comment}"]   # {name.id|number|po|comment|id8} from State
         reply_lacks: [...]
         state: awaiting_input # the conversation's request, after the turn
         states: {r1: awaiting_input}
@@ -80,8 +80,8 @@ def facts_of(named: dict) -> dict:
     values = {}
     for name, task_id in named.items():
         view = facts.view_of(task_id)
-        values.update({f"{name}.number": view.number, f"{name}.po": view.po_number, f"{name}.id8": str(task_id)[:8],
-                       f"{name}.comment": (view.decision or {}).get("comment", "")})
+        values.update({f"{name}.id": str(task_id), f"{name}.number": view.number, f"{name}.po": view.po_number,
+                       f"{name}.id8": str(task_id)[:8], f"{name}.comment": (view.decision or {}).get("comment", "")})
     return values
 
 

@@ -1,0 +1,91 @@
+"""A message made plain once, on entry, before anything reads it.
+
+- full-width letters, digits and signs as their half-width forms (「２台」 is 「2台」); the
+  Chinese punctuation that separates clauses (，。！？) stays as it is;
+- simplified forms as Traditional, where that is enough to understand the vocabulary;
+- Chinese numerals as digits: 「一萬零一台」 10001台, 「兩張」 2張, 「廿個」 20個, 「一打」 12個,
+  「半打」 6個, 「三千五」 3500; a sum in 萬 keeps its scale (「三萬」 3萬) so money still reads as money;
+  a lone 一 that is no count (一下, 一起, 第一) stays a word;
+- items counted one after the other with no separator (「要1台筆電1個螢幕1個鍵盤」) get one.
+
+Everything after this (extract, lexicon, questions, the brains) reads the plain form; the
+conversation keeps the requester's own words as she typed them."""
+import re
+
+import cn2an
+
+# Full-width ASCII (U+FF01-U+FF5E) as half-width, except the punctuation Chinese text is written with.
+_KEEP = "，！？：；（）"
+FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F) if chr(code) not in _KEEP}
+FULL_WIDTH[0x3000] = 0x20  # the ideographic space
+
+# Simplified characters people type on the way to the items and intents we know.
+SIMPLIFIED = str.maketrans(
+    "笔记电脑显键盘办张组两个买购预万门进态单号采为么样还确认给员实验报扩坞这们请设备问题时间会发货准审批驳回长对没关系东亚转换见刚数"
+    "样过边吗么里该现应写说读钱价费总额税选项于与从众优点块启销损坏换续录览厅场处经罢掉连运营",
+    "筆記電腦顯鍵盤辦張組兩個買購預萬門進態單號採為麼樣還確認給員實驗報擴塢這們請設備問題時間會發貨准審批駁回長對沒關係東亞轉換見剛數"
+    "樣過邊嗎麼裡該現應寫說讀錢價費總額稅選項於與從眾優點塊啟銷損壞換續錄覽廳場處經罷掉連運營")
+WORDS = {"筆記本電腦": "筆電", "筆記本": "筆電", "屏幕": "螢幕", "顯示屏": "螢幕", "擴展塢": "擴充座", "鼠標": "滑鼠"}
+
+MEASURE = "台臺個張支部組套把顆件位份本條箱盒隻"
+NUMERAL = re.compile(r"[零〇一二兩三四五六七八九十百千萬廿卅]+")
+UNIT_CHARS = set("十百千萬")
+DOZEN = re.compile(r"(?P<n>\d+)?\s*打(?=\s*[^\s算字電開掃卡球工])|半打")
+# A count and its measure word, then the thing counted, then the next count: 「1台筆電」「1個螢幕」.
+COUNTED_RUN = re.compile(rf"(?<=[^\d\s，,、。；;])(?=\d+\s*[{MEASURE}])")
+FOR_WHOM = re.compile(r"[給用為讓，,。；;]|\s")
+LEAD_VERB = re.compile(r"^\s*(?:我們?|請|麻煩|幫我|另外|還)*(?:想|還)?(?:要|需要|買|想買|想要|要買|請購|採購|訂)*\s*$")
+
+
+def normalise(text: str) -> str:
+    text = traditional(text.translate(FULL_WIDTH))
+    text = NUMERAL.sub(_numeral, text)
+    text = DOZEN.sub(lambda m: "6個" if m.group(0) == "半打" else f"{12 * int(m.group('n') or 1)}個", text)
+    return separated(text)
+
+
+def traditional(text: str) -> str:
+    text = text.translate(SIMPLIFIED)
+    for simplified, word in WORDS.items():
+        text = text.replace(simplified, word)
+    return text
+
+
+def cn_int(token: str) -> int | None:
+    """A Chinese numeral of any size (一萬零一, 兩千, 十二, 廿), read by cn2an; None if it is none."""
+    token = token.replace("廿", "二十").replace("卅", "三十").replace("兩", "二").replace("两", "二").replace("萬", "万")
+    if not token or not NUMERAL.fullmatch(token.replace("万", "萬")):
+        return None
+    try:
+        return int(cn2an.cn2an(token, "smart"))
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
+def _numeral(match: re.Match) -> str:
+    token, after = match.group(0), match.string[match.end():match.end() + 2]
+    before = match.string[max(0, match.start() - 1):match.start()]
+    counted = bool(after) and (after[0] in MEASURE or after.lstrip().startswith("打"))
+    if before in "第上下這那每同唯統另單後" and before or token[0] in "百千萬" or (not counted and len(token) == 1 and token not in "廿卅"):
+        return token  # 第一, 千萬不要, 一下, 十分: words, not counts
+    if not counted and token.endswith("萬") and not re.search(r"[元塊]", after):
+        value = cn_int(token[:-1]) if len(token) > 1 else None
+        return f"{value}萬" if value is not None else token  # 「預算三萬」: money in 萬 stays money
+    if not counted and not UNIT_CHARS & set(token) and len(token) < 2:
+        return token
+    value = cn_int(token)
+    return token if value is None else str(value)
+
+
+def separated(text: str) -> str:
+    """「要1台筆電1個螢幕1個鍵盤」 as 「要1台筆電、1個螢幕、1個鍵盤」: only when the message opens with a
+    count, so 「筆電3台螢幕2台」 (each count after its item) is left as it is."""
+    first = re.search(rf"\d+\s*[{MEASURE}]", text)
+    if first is None or not LEAD_VERB.match(text[:first.start()]):
+        return text
+    head, tail = text[:first.end()], text[first.end():]
+    cuts = [m.start() for m in COUNTED_RUN.finditer(tail)]
+    pieces = [tail[a:b] for a, b in zip([0, *cuts], [*cuts, len(tail)])]
+    if len(pieces) < 2 or any(FOR_WHOM.search(piece) for piece in pieces[:-1]):
+        return text  # 「2台，1台給新人阿明1台給小華」 says who gets each, not more items
+    return head + "、".join(pieces)

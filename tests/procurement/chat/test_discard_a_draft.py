@@ -1,0 +1,24 @@
+"""A draft started in chat is discarded by a button on its page, and leaves her lists."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from agentstate.models import Session, Task
+from procurement.chat.runtime import chat_turn
+from tests.procurement.chat.support import no_memory_store  # noqa: F401
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_memory_store")]
+
+
+def test_a_draft_is_discarded_by_its_button_and_leaves_her_lists(demo, erp, eager):
+    alice = demo["alice"]
+    draft = chat_turn(session=Session.objects.create(owner=alice), user=alice, text="2 monitors please").task
+    client = Client()
+    client.force_login(alice)
+    page = client.get(reverse("task-page", args=[draft.pk]), headers={"accept-language": "zh-hant"}).content.decode()
+    assert "捨棄草稿" in page and "取消請購" not in page
+    link = reverse("task-page", args=[draft.pk])
+    assert link in client.get(reverse("my-requests")).content.decode()
+    assert client.post(reverse("task-cancel", args=[draft.pk])).status_code in (200, 302)
+    assert Task.objects.get(pk=draft.pk).state == "cancelled"
+    assert link not in client.get(reverse("my-requests")).content.decode()
