@@ -248,7 +248,7 @@ def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:
 
 def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None:
     state, since = task.state, task.updated_at
-    if state in workflow.TERMINAL:
+    if state in workflow.AGENT_DONE:
         return None
     if state == workflow.AWAITING_APPROVAL:
         pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)

@@ -35,7 +35,7 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
         choices=tuple(last_agent.get("choices", ())),
         # Only a conversation without an open request may attach to another one.
         candidates=tuple(open_tasks(user, exclude=task.pk if task else None))
-        if task is None or task.state in workflow.TERMINAL else (),
+        if task is None or task.state in workflow.AGENT_DONE else (),
         memory=tuple(MemoryView(e["id"], e["version"], e["scope"], e["kind"], e["content"][:MEMORY_CHARS])
                      for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]),
         requests=requests, about=last_agent.get("about") or "")

@@ -51,7 +51,7 @@ def _mine(user, *, open_only: bool = False, exclude=None, drafts: bool = False):
         tasks = tasks.exclude(state=workflow.DRAFT)
     tasks = tasks.exclude(NEVER_SUBMITTED)
     if open_only:
-        tasks = tasks.exclude(state__in=workflow.TERMINAL)
+        tasks = tasks.exclude(state__in=workflow.AGENT_DONE)
     if exclude is not None:
         tasks = tasks.exclude(pk=exclude)
     return tasks

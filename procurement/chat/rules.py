@@ -64,7 +64,7 @@ class RuleBrain:
             return Proposal(say("not_understood", lang), NoAction(), expects=ctx.expects, keep_confirming=True)
         if lexicon.is_continue(message):
             return self.continue_(ctx)
-        task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
+        task = ctx.task if ctx.task and ctx.task.state not in workflow.AGENT_DONE else None
         if lexicon.is_cancel(cancel):
             return Proposal("", Cancel()) if task else Proposal(say("no_open_task", lang), NoAction())
         about = self.about(ctx) if task is None else None
@@ -72,7 +72,7 @@ class RuleBrain:
         if about is not None and (CHANGE_VERB.search(message) or REMOVE.search(message)
                                   or about.state == workflow.AWAITING_INPUT):
             return self.amend(ctx, about)
-        ended = ctx.task if ctx.task and ctx.task.state in workflow.TERMINAL else None
+        ended = ctx.task if ctx.task and ctx.task.state in workflow.AGENT_DONE else None
         if ended is not None and about is None:
             found = extract(message, ctx.catalogue)
             if (found.quantity_change or found.removed) and not found.lines:
@@ -142,7 +142,7 @@ class RuleBrain:
         return found if found and found.state in workflow.AMENDABLE else None
 
     def continue_(self, ctx: Context) -> Proposal:
-        if ctx.task and ctx.task.state not in workflow.TERMINAL:
+        if ctx.task and ctx.task.state not in workflow.AGENT_DONE:
             # Already on it: a draft gets its next question again, anything else its status.
             return Proposal("", NoAction(), expects="draft") if ctx.task.state == workflow.DRAFT else \
                 Proposal("", Status())

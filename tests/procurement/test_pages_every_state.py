@@ -191,6 +191,16 @@ def build_decided_by_a_delegate(demo, request):
     return task
 
 
+def build_closed(demo, request):
+    """Ordered, then closed short by carol (accounts payable): the supplier could not deliver."""
+    from agentstate.actors import Actor
+
+    task = build_confirmed(demo, request)
+    task.refresh_from_db()
+    return fire(task.pk, "close_short", actor=Actor(user=demo["carol"], roles=frozenset({workflow.CLOSER})),
+                expected_version=task.version, reason="供應商無法交齊")
+
+
 SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "draft": (build_draft, workflow.DRAFT),
     "received": (build_received, workflow.RECEIVED),
@@ -212,6 +222,7 @@ SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "mid_chain": (build_mid_chain, workflow.AWAITING_APPROVAL),
     "escalated": (build_escalated, workflow.AWAITING_APPROVAL),
     "decided_by_a_delegate": (build_decided_by_a_delegate, workflow.CONFIRMED),
+    "closed": (build_closed, workflow.CLOSED),
 }
 
 
