@@ -97,6 +97,28 @@ def list_purchase_orders(ctx: Context, request: Request) -> Answer:
     return 200, {"results": ctx.store.find_purchase_orders(request.key_filter())}
 
 
+def get_purchase_order(ctx: Context, request: Request, order_id: str) -> Answer:
+    order = ctx.store.get_purchase_order(order_id)
+    if order is None:
+        raise NotFound(f"purchase order {order_id} does not exist")
+    return 200, order
+
+
+def close_purchase_order(ctx: Context, request: Request, order_id: str) -> Answer:
+    request.require_key()
+    order, _changed = ctx.store.close_purchase_order(order_id, request.json())
+    return 200, order
+
+
+def post_goods_receipt(ctx: Context, request: Request) -> Answer:
+    key = request.require_key()
+    return _created_or_replayed(ctx.store.post_goods_receipt(key, request.json()))
+
+
+def list_goods_receipts(ctx: Context, request: Request) -> Answer:
+    return 200, {"results": ctx.store.find_goods_receipts(request.key_filter())}
+
+
 # -- simulator controls ---------------------------------------------------------
 
 
@@ -137,6 +159,10 @@ ROUTES = [
     ("POST", r"/requisitions/(?P<requisition_id>[^/]+)/cancel", cancel_requisition),
     ("POST", r"/purchase-orders", issue_purchase_order),
     ("GET", r"/purchase-orders", list_purchase_orders),
+    ("GET", r"/purchase-orders/(?P<order_id>[^/]+)", get_purchase_order),
+    ("POST", r"/purchase-orders/(?P<order_id>[^/]+)/close", close_purchase_order),
+    ("POST", r"/goods-receipts", post_goods_receipt),
+    ("GET", r"/goods-receipts", list_goods_receipts),
     ("GET", r"/_faults", show_faults),
     ("POST", r"/_faults", add_fault),
     ("DELETE", r"/_faults", clear_faults),

@@ -15,6 +15,9 @@ from agentstate.external import Indeterminate, Outcome, refuse_if_dry_run
 CREATE_REQUISITION = "erp.requisition.create"
 CANCEL_REQUISITION = "erp.requisition.cancel"
 ISSUE_PURCHASE_ORDER = "erp.purchase_order.issue"
+# After the PO (DESIGN §16): a goods receipt (or a return) posted, the rest of the order closed short.
+POST_GOODS_RECEIPT = "erp.goods_receipt.post"
+CLOSE_PURCHASE_ORDER = "erp.purchase_order.close"
 
 # 4xx answers that mean "not now" rather than "no": the request may be retried, so
 # treating them as a final refusal would fail a receipt that could still succeed.
@@ -72,6 +75,24 @@ class ErpClient:
     def list_purchase_orders(self) -> list[dict]:
         return self._call("GET", "/purchase-orders")["results"]
 
+    def get_purchase_order(self, order_id: str) -> dict | None:
+        try:
+            return self._call("GET", f"/purchase-orders/{quote(order_id, safe='')}")
+        except ErpRefused as refusal:
+            if refusal.status == 404:
+                return None
+            raise
+
+    def close_purchase_order(self, key: str, order_id: str, reason: str) -> dict:
+        return self._call("POST", f"/purchase-orders/{quote(order_id, safe='')}/close", key=key,
+                          body={"reason": reason})
+
+    def post_goods_receipt(self, key: str, body: dict) -> dict:
+        return self._call("POST", "/goods-receipts", key=key, body=body)
+
+    def find_goods_receipt(self, key: str) -> dict | None:
+        return self._find("/goods-receipts", key)
+
     # -- agentstate.external.ExternalClient ---------------------------------------
 
     def send(self, operation: str, key: str, request: dict) -> Outcome:
@@ -83,6 +104,10 @@ class ErpClient:
                 obj = self.cancel_requisition(key, request["requisition_id"])
             elif operation == ISSUE_PURCHASE_ORDER:
                 obj = self.issue_purchase_order(key, request)
+            elif operation == POST_GOODS_RECEIPT:
+                obj = self.post_goods_receipt(key, request)
+            elif operation == CLOSE_PURCHASE_ORDER:
+                obj = self.close_purchase_order(key, request["purchase_order_id"], request["reason"])
             else:
                 raise ValueError(f"unknown ERP operation {operation!r}")
         except ErpRefused as refusal:
@@ -101,6 +126,13 @@ class ErpClient:
                 # being cancelled is the evidence that the cancel took effect.
                 found = self.get_requisition(request["requisition_id"])
                 if found is not None and found.get("status") != "cancelled":
+                    found = None
+            elif operation == POST_GOODS_RECEIPT:
+                found = self.find_goods_receipt(key)
+            elif operation == CLOSE_PURCHASE_ORDER:
+                # Like a cancel: the order being closed is the evidence that the close took effect.
+                found = self.get_purchase_order(request["purchase_order_id"])
+                if found is not None and found.get("status") != "closed":
                     found = None
             else:
                 raise ValueError(f"unknown ERP operation {operation!r}")

@@ -74,6 +74,8 @@ OPERATION_LABELS = {
     erp.CREATE_REQUISITION: pgettext_lazy("ERP operation", "ERP requisition"),
     erp.CANCEL_REQUISITION: pgettext_lazy("ERP operation", "Requisition cancellation"),
     erp.ISSUE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order"),
+    erp.POST_GOODS_RECEIPT: pgettext_lazy("ERP operation", "Goods receipt"),
+    erp.CLOSE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order closed short"),
 }
 
 # The agent's steps, for the work queue ("the step it stopped at").

@@ -314,3 +314,7 @@ class ApprovalGrant(UserObjectPermissionBase):
 
 # The approval policy and delegations live in their own package; importing them here registers them.
 from .policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
+
+
+# Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
+from .receiving.models import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
