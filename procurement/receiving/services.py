@@ -85,7 +85,7 @@ def goods_receipt_record(*, task_id, user, lines: list[dict], note: str = "") ->
                              rejected=line.get("rejected") or 0, reason=line.get("reason") or "")
             for line in lines])
         fire(task.pk, "receive_goods", actor=_actor(user, task), expected_version=task.version,
-             reason=f"goods receipt {receipt.pk}", event_data={"goods_receipt": str(receipt.pk)})
+             event_data={"goods_receipt": str(receipt.pk)})  # the event's label says it; the id is data
         posting = receipt_plan(task=task, operation=erp.POST_GOODS_RECEIPT, scope=f"gr:{receipt.pk}",
                                request=_erp_body(task, receipt))
         queueing.enqueue_erp_send(posting.pk)
