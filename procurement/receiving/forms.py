@@ -1,5 +1,5 @@
-"""The request page's 驗收 form (its view is pages.tasks.task_receive): per PO line accepted, rejected and why, and a note. The form checks
-the input's shape; goods_receipt_record decides what may be recorded."""
+"""The request page's 驗收 form (its view is pages.tasks.task_receive): per PO line accepted, rejected
+and why, and a note. The form checks the input's shape; goods_receipt_record decides what may be recorded."""
 from django import forms
 from django.utils.translation import gettext_lazy
 
