@@ -9,6 +9,7 @@ PURCHASE_ORDER_FIELDS = ("requisition_id", "external_ref")
 LINE_FIELDS = ("description", "quantity", "unit_price")
 SUPPLIER_INVOICE_FIELDS = ("purchase_order_id", "external_ref", "number", "date", "seller_tax_id", "subtotal", "tax",
                            "total", "lines")
+GOODS_RECEIPT_FIELDS = ("purchase_order_id", "external_ref", "lines")
 
 
 def fingerprint(body: dict) -> str:
@@ -35,6 +36,23 @@ def check_supplier_invoice(body: dict) -> None:
     for name in ("subtotal", "tax", "total"):
         _check_amount(body[name], name)
     _check_lines(body["lines"], required=True)
+def check_goods_receipt(body: dict) -> None:
+    """Per line what was accepted (negative: a return) and rejected (never negative)."""
+    _require(body, GOODS_RECEIPT_FIELDS, where="")
+    if not isinstance(body["lines"], list):
+        raise Invalid("lines must be a non-empty list")
+    for index, line in enumerate(body["lines"]):
+        if not isinstance(line, dict) or not line.get("description"):
+            raise Invalid(f"lines[{index}].description is required")
+        for name in ("accepted", "rejected"):
+            if isinstance(line.get(name), bool) or not isinstance(line.get(name), int):
+                raise Invalid(f"lines[{index}].{name} must be a whole number")
+        if line["rejected"] < 0:
+            raise Invalid(f"lines[{index}].rejected must not be negative")
+
+
+def check_purchase_order_close(body: dict) -> None:
+    _require(body, ("reason",), where="")
 
 
 def _require(body: dict, names: tuple[str, ...], *, where: str) -> None:

@@ -111,6 +111,19 @@ def post_supplier_invoice(ctx: Context, request: Request) -> Answer:
 
 def list_supplier_invoices(ctx: Context, request: Request) -> Answer:
     return 200, {"results": ctx.store.find_supplier_invoices(request.key_filter())}
+def close_purchase_order(ctx: Context, request: Request, order_id: str) -> Answer:
+    request.require_key()
+    order, _changed = ctx.store.close_purchase_order(order_id, request.json())
+    return 200, order
+
+
+def post_goods_receipt(ctx: Context, request: Request) -> Answer:
+    key = request.require_key()
+    return _created_or_replayed(ctx.store.post_goods_receipt(key, request.json()))
+
+
+def list_goods_receipts(ctx: Context, request: Request) -> Answer:
+    return 200, {"results": ctx.store.find_goods_receipts(request.key_filter())}
 
 
 # -- simulator controls ---------------------------------------------------------
@@ -156,6 +169,9 @@ ROUTES = [
     ("GET", r"/purchase-orders/(?P<order_id>[^/]+)", get_purchase_order),
     ("POST", r"/supplier-invoices", post_supplier_invoice),
     ("GET", r"/supplier-invoices", list_supplier_invoices),
+    ("POST", r"/purchase-orders/(?P<order_id>[^/]+)/close", close_purchase_order),
+    ("POST", r"/goods-receipts", post_goods_receipt),
+    ("GET", r"/goods-receipts", list_goods_receipts),
     ("GET", r"/_faults", show_faults),
     ("POST", r"/_faults", add_fault),
     ("DELETE", r"/_faults", clear_faults),

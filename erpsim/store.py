@@ -11,7 +11,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import Conflict, NotFound
-from .payloads import check_purchase_order, check_requisition, check_supplier_invoice, fingerprint
+from .payloads import (
+    check_goods_receipt,
+    check_purchase_order,
+    check_purchase_order_close,
+    check_requisition,
+    check_supplier_invoice,
+    fingerprint,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS requisitions (
@@ -46,6 +53,16 @@ CREATE TABLE IF NOT EXISTS supplier_invoices (
     data TEXT NOT NULL,
     created_at TEXT NOT NULL,
     UNIQUE (seller_tax_id, number)
+);
+CREATE TABLE IF NOT EXISTS goods_receipts (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    fingerprint TEXT NOT NULL,
+    purchase_order_id TEXT NOT NULL REFERENCES purchase_orders (id),
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS writes (
     seq INTEGER PRIMARY KEY,
@@ -182,6 +199,23 @@ class Store:
     def find_purchase_orders(self, key: str | None = None) -> list[dict]:
         return [_purchase_order(row) for row in self._rows("purchase_orders", key)]
 
+    def close_purchase_order(self, order_id: str, body: dict) -> tuple[dict, bool]:
+        """Close what is left of the order (the supplier cannot deliver it). Returns (order,
+        changed); closing twice is not an error."""
+        check_purchase_order_close(body)
+        with self._writing() as db:
+            row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
+            if row is None:
+                raise NotFound(f"purchase order {order_id} does not exist")
+            if row["status"] == "closed":
+                return _purchase_order(row), False
+            data = {**json.loads(row["data"]), "close_reason": body["reason"], "closed_at": _now()}
+            db.execute("UPDATE purchase_orders SET status = 'closed', data = ? WHERE id = ?",
+                       (json.dumps(data), order_id))
+            _log_write(db, "purchase_order.close", order_id)
+            row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
+        return _purchase_order(row), True
+
     def get_purchase_order(self, order_id: str) -> dict | None:
         with self._reading() as db:
             row = _one(db, "SELECT * FROM purchase_orders WHERE id = ?", order_id)
@@ -215,6 +249,32 @@ class Store:
 
     def find_supplier_invoices(self, key: str | None = None) -> list[dict]:
         return [_supplier_invoice(row) for row in self._rows("supplier_invoices", key)]
+    # -- goods receipts -----------------------------------------------------------
+
+    def post_goods_receipt(self, key: str, body: dict) -> tuple[dict, bool]:
+        """Returns (goods receipt, created). Same key rule as requisitions."""
+        check_goods_receipt(body)
+        body_print = fingerprint(body)
+        order_id = body["purchase_order_id"]
+        with self._writing() as db:
+            existing = _one(db, "SELECT * FROM goods_receipts WHERE idempotency_key = ?", key)
+            if existing is not None:
+                return _replayed(existing, body_print, key, _goods_receipt), False
+            order = _one(db, "SELECT id FROM purchase_orders WHERE id = ?", order_id)
+            if order is None:
+                raise NotFound(f"purchase order {order_id} does not exist")
+            receipt_id = f"GR-{_next_seq(db, 'goods_receipts'):06d}"
+            db.execute(
+                "INSERT INTO goods_receipts (id, idempotency_key, fingerprint, purchase_order_id, status, data,"
+                " created_at) VALUES (?, ?, ?, ?, 'posted', ?, ?)",
+                (receipt_id, key, body_print, order_id, json.dumps(body), _now()),
+            )
+            _log_write(db, "goods_receipt.post", receipt_id)
+            row = _one(db, "SELECT * FROM goods_receipts WHERE id = ?", receipt_id)
+        return _goods_receipt(row), True
+
+    def find_goods_receipts(self, key: str | None = None) -> list[dict]:
+        return [_goods_receipt(row) for row in self._rows("goods_receipts", key)]
 
     # -- housekeeping -------------------------------------------------------------
 
@@ -231,12 +291,13 @@ class Store:
                 "requisitions": count("requisitions"),
                 "purchase_orders": count("purchase_orders"),
                 "supplier_invoices": count("supplier_invoices"),
+                "goods_receipts": count("goods_receipts"),
                 "writes": count("writes"),
             }
 
     def reset(self) -> None:
         with self._writing() as db:
-            for table in ("writes", "supplier_invoices", "purchase_orders", "requisitions"):
+            for table in ("writes", "supplier_invoices", "goods_receipts", "purchase_orders", "requisitions"):
                 db.execute(f"DELETE FROM {table}")
 
 
@@ -268,6 +329,10 @@ def _purchase_order(row: sqlite3.Row) -> dict:
 
 
 def _supplier_invoice(row: sqlite3.Row) -> dict:
+    return _object(row, purchase_order_id=row["purchase_order_id"])
+
+
+def _goods_receipt(row: sqlite3.Row) -> dict:
     return _object(row, purchase_order_id=row["purchase_order_id"])
 
 

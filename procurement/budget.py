@@ -111,6 +111,21 @@ def budget_release(*, task_id) -> Decimal:
         return live.amount
 
 
+def budget_release_part(*, task_id, amount: Decimal) -> Decimal:
+    """Release part of the task's hard reservation: what an order closed short will not spend.
+    Returns the amount released (at most what is reserved; a soft hold releases nothing)."""
+    with transaction.atomic():
+        live = (BudgetReservation.objects.select_for_update(no_key=True)
+                .filter(task_id=task_id, status=BudgetReservation.Status.RESERVED).first())
+        if live is None:
+            return Decimal("0")
+        part = min(Decimal(amount), live.amount)
+        Department.objects.filter(pk=live.department_id).update(budget_reserved=F("budget_reserved") - part)
+        live.amount -= part
+        live.save(update_fields=["amount"])
+        return part
+
+
 def unapproved_held(*, requester_id, excluding_task=None) -> Decimal:
     """What one requester holds hard in requests nobody has approved yet."""
     rows = BudgetReservation.objects.filter(status=BudgetReservation.Status.RESERVED, task__initiator_id=requester_id,

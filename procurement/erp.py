@@ -16,6 +16,9 @@ CREATE_REQUISITION = "erp.requisition.create"
 CANCEL_REQUISITION = "erp.requisition.cancel"
 ISSUE_PURCHASE_ORDER = "erp.purchase_order.issue"
 POST_SUPPLIER_INVOICE = "erp.supplier_invoice.post"
+# After the PO (DESIGN §16): a goods receipt (or a return) posted, the rest of the order closed short.
+POST_GOODS_RECEIPT = "erp.goods_receipt.post"
+CLOSE_PURCHASE_ORDER = "erp.purchase_order.close"
 
 # 4xx answers that mean "not now" rather than "no": the request may be retried, so
 # treating them as a final refusal would fail a receipt that could still succeed.
@@ -89,6 +92,15 @@ class ErpClient:
 
     def list_supplier_invoices(self) -> list[dict]:
         return self._call("GET", "/supplier-invoices")["results"]
+    def close_purchase_order(self, key: str, order_id: str, reason: str) -> dict:
+        return self._call("POST", f"/purchase-orders/{quote(order_id, safe='')}/close", key=key,
+                          body={"reason": reason})
+
+    def post_goods_receipt(self, key: str, body: dict) -> dict:
+        return self._call("POST", "/goods-receipts", key=key, body=body)
+
+    def find_goods_receipt(self, key: str) -> dict | None:
+        return self._find("/goods-receipts", key)
 
     # -- agentstate.external.ExternalClient ---------------------------------------
 
@@ -103,6 +115,10 @@ class ErpClient:
                 obj = self.issue_purchase_order(key, request)
             elif operation == POST_SUPPLIER_INVOICE:
                 obj = self.post_supplier_invoice(key, request)
+            elif operation == POST_GOODS_RECEIPT:
+                obj = self.post_goods_receipt(key, request)
+            elif operation == CLOSE_PURCHASE_ORDER:
+                obj = self.close_purchase_order(key, request["purchase_order_id"], request["reason"])
             else:
                 raise ValueError(f"unknown ERP operation {operation!r}")
         except ErpRefused as refusal:
@@ -123,6 +139,13 @@ class ErpClient:
                 # being cancelled is the evidence that the cancel took effect.
                 found = self.get_requisition(request["requisition_id"])
                 if found is not None and found.get("status") != "cancelled":
+                    found = None
+            elif operation == POST_GOODS_RECEIPT:
+                found = self.find_goods_receipt(key)
+            elif operation == CLOSE_PURCHASE_ORDER:
+                # Like a cancel: the order being closed is the evidence that the close took effect.
+                found = self.get_purchase_order(request["purchase_order_id"])
+                if found is not None and found.get("status") != "closed":
                     found = None
             else:
                 raise ValueError(f"unknown ERP operation {operation!r}")

@@ -30,6 +30,7 @@ STATE_LABELS = {
     workflow.CANCELLED: pgettext_lazy("request state", "Cancelled"),
     workflow.EXPIRED: pgettext_lazy("request state", "Expired"),
     workflow.PAUSED: pgettext_lazy("request state", "Paused"),
+    workflow.CLOSED: pgettext_lazy("request state", "Closed"),
 }
 
 # One sentence: what the state means for the person reading it.
@@ -41,12 +42,15 @@ STATE_MEANINGS = {
     workflow.AWAITING_APPROVAL: pgettext_lazy("request state", "waiting for approval"),
     workflow.SUBMITTED: pgettext_lazy(
         "request state", "approved; the purchase order was sent and its confirmation is pending verification"),
-    workflow.CONFIRMED: pgettext_lazy("request state", "done: the ERP confirmed the purchase order"),
+    workflow.CONFIRMED: pgettext_lazy(
+        "request state", "ordered: the ERP confirmed the purchase order; the goods and the invoice are outstanding"),
     workflow.NEEDS_REVIEW: pgettext_lazy("request state", "with a person for review"),
     workflow.REJECTED: pgettext_lazy("request state", "rejected"),
     workflow.CANCELLED: pgettext_lazy("request state", "cancelled"),
     workflow.EXPIRED: pgettext_lazy("request state", "expired: the approval was not decided in time"),
     workflow.PAUSED: pgettext_lazy("request state", "paused by a person: nothing runs until it is resumed"),
+    workflow.CLOSED: pgettext_lazy(
+        "request state", "closed: everything was received and invoiced, or the rest was closed short"),
 }
 
 RECEIPT_LABELS = {
@@ -70,6 +74,8 @@ OPERATION_LABELS = {
     erp.CREATE_REQUISITION: pgettext_lazy("ERP operation", "ERP requisition"),
     erp.CANCEL_REQUISITION: pgettext_lazy("ERP operation", "Requisition cancellation"),
     erp.ISSUE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order"),
+    erp.POST_GOODS_RECEIPT: pgettext_lazy("ERP operation", "Goods receipt"),
+    erp.CLOSE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order closed short"),
 }
 
 # The agent's steps, for the work queue ("the step it stopped at").
@@ -134,6 +140,9 @@ EVENT_LABELS = {
     "forked": pgettext_lazy("request event", "Forked into a new request"),
     "replay": pgettext_lazy("request event", "Dry run viewed (nothing sent)"),
     "resume.settled": pgettext_lazy("request event", "Resumed after its ERP results were checked"),
+    "receive_goods": pgettext_lazy("request event", "Goods received"),
+    "close_short": pgettext_lazy("request event", "Closed short: the rest will not be delivered"),
+    "complete": pgettext_lazy("request event", "Closed: received, invoiced and matched"),
 }
 
 # A conversation's lifecycle (agentstate.models.Session.Status, moved on by agentstate.retention).
@@ -177,6 +186,7 @@ NOTICE_KIND_LABELS = {
     "rejected": pgettext_lazy("notice kind", "Rejected"),
     "returned": pgettext_lazy("notice kind", "Returned for revision"),
     "po_issued": pgettext_lazy("notice kind", "Purchase order issued"),
+    "goods_received": pgettext_lazy("notice kind", "Goods received"),
     "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
     "needs_review": pgettext_lazy("notice kind", "Needs review"),
     "review_new": pgettext_lazy("notice kind", "Waiting in the work queue"),

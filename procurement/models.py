@@ -317,3 +317,7 @@ class ApprovalGrant(UserObjectPermissionBase):
 from .policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
 # Supplier invoices, likewise.
 from .invoicing.models import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401
+
+
+# Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
+from .receiving.models import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401

@@ -61,7 +61,7 @@ def user_offboard(*, user, by, policy: str = "cancel") -> OffboardReport:
         report.tokens_revoked = tokens_revoke(user=user)
         report.sessions_locked = Session.objects.filter(owner=user, locked=False).update(locked=True)
         report.memory_flagged = memory_flag_subject_left(username=user.get_username(), by=by)
-    for task in Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.TERMINAL):
+    for task in Task.objects.filter(kind=workflow.KIND, initiator=user).exclude(state__in=workflow.AGENT_DONE):
         _cancel(task, by=by, report=report)
     return report
 

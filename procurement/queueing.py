@@ -11,6 +11,7 @@ from .notices.derive import notices_for_task
 log = logging.getLogger(__name__)
 ADVANCE = "procurement.tasks.advance"
 DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
+ERP_SEND = "procurement.tasks.erp_send"
 
 
 def _task(name: str):
@@ -30,6 +31,11 @@ def advance_now(task_id, *, busy: int = 0, countdown: float | None = None):
 def enqueue_advance(task_id):
     """Queue the next step once the current transaction commits."""
     transaction.on_commit(lambda: advance_now(task_id))
+
+
+def enqueue_erp_send(receipt_id):
+    """Send a planned ERP call (a goods receipt, a close) once the current transaction commits."""
+    transaction.on_commit(lambda: _task(ERP_SEND).delay(str(receipt_id)))
 
 
 def enqueue_outbox():

@@ -19,11 +19,14 @@ from django.utils.translation import pgettext
 from agentstate.models import Approval, Task
 
 from . import labels, workflow
+from .receiving.progress import Progress, progress_of, standing_words
 from .people import people_labels, person_label
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
 APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
 OPEN, FINISHED, ALL = "open", "finished", "all"
+# After the PO: how far the goods came shows on the request (progress).
+AFTER_THE_ORDER = (workflow.CONFIRMED, workflow.CLOSED)
 
 
 @dataclass(frozen=True)
@@ -102,10 +105,13 @@ class RequestNow:
     question: Question | None
     created_at: datetime
     updated_at: datetime
+    # After the PO: per line ordered / received / invoiced (procurement.receiving.progress); else None.
+    progress: Progress | None = None
 
     @property
     def state_label(self) -> str:
-        return labels.state_label(self.state)
+        """The state in words; after the PO how far the goods came: 「部分到貨（2/3）」."""
+        return standing_words(self.state, self.progress) or labels.state_label(self.state)
 
     @property
     def summary(self) -> str:
@@ -186,15 +192,18 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
         budget=request.budget if request else _money(draft.get("budget")),
         justification=request.justification if request else (draft.get("justification") or ""),
         waiting_on=_waiting_on(task, approvals, stand_ins), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
-        question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at)
+        question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at,
+        progress=progress_of(task) if task.state in AFTER_THE_ORDER else None)
 
 
-# Everything request_now reads, for a queryset of tasks: three queries however many rows.
+# Everything request_now reads, for a queryset of tasks: five queries however many rows (goods receipts
+# and their lines for the ordered ones).
 def with_request_reads(tasks):
     live_approvals = (Approval.objects.filter(status__in=[Approval.Status.PENDING, Approval.Status.RETURNED])
                       .select_related("decided_by"))
     return (tasks.select_related("initiator", "purchase_request__department")
-            .prefetch_related("purchase_request__lines", Prefetch("approvals", queryset=live_approvals)))
+            .prefetch_related("purchase_request__lines", Prefetch("approvals", queryset=live_approvals),
+                              "goods_receipts__lines"))
 
 
 # A draft cancelled (or left to expire) before it was ever submitted: no request, nothing to list.
@@ -248,7 +257,7 @@ def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:
 
 def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None:
     state, since = task.state, task.updated_at
-    if state in workflow.TERMINAL:
+    if state in workflow.AGENT_DONE:
         return None
     if state == workflow.AWAITING_APPROVAL:
         pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)

@@ -19,6 +19,7 @@ from . import queueing, retries, steps
 from .faults import crash_point
 from .notices.derive import approval_reminders, notices_catch_up
 from .outbox import outbox_dispatch, outbox_mark_stuck
+from .receiving.services import erp_receipt_send
 
 log = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
@@ -125,6 +126,12 @@ def escalate_approvals():
     if escalated:
         outbox_dispatch()
     return len(escalated)
+
+
+@shared_task(acks_late=True)
+def erp_send(receipt_id: str):
+    """Send one planned receiving call to the ERP (receipts protocol: safe to receive twice)."""
+    return erp_receipt_send(receipt_id=receipt_id).status
 
 
 @shared_task

@@ -12,6 +12,9 @@ AWAITING_INPUT, AWAITING_APPROVAL = "awaiting_input", "awaiting_approval"
 SUBMITTED, CONFIRMED, NEEDS_REVIEW = "submitted", "externally_confirmed", "needs_review"
 REJECTED, CANCELLED, EXPIRED = "rejected", "cancelled", "expired"
 PAUSED = "paused"
+# After the purchase order (DESIGN §16): `externally_confirmed` waits for the goods and the invoice;
+# `closed` ends the task once all is received, invoiced and matched, or a person closed the rest short.
+CLOSED = "closed"
 
 AMENDABLE = (RECEIVED, PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL)
 CANCELLABLE = (DRAFT, *AMENDABLE, NEEDS_REVIEW, PAUSED)
@@ -21,13 +24,20 @@ PAUSABLE = (RECEIVED, PROCESSING)
 # from anywhere it is not sending an order and has not ended.
 REWINDABLE = (PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL, NEEDS_REVIEW, PAUSED)
 ADMIN = (REVIEW,)
-TERMINAL = frozenset({CONFIRMED, REJECTED, CANCELLED, EXPIRED})
+# The requester or a member of her department, recording what arrived (selectors.may_receive).
+RECEIVER = "receiver"
+# A manager of the department or accounts payable, closing the rest short (selectors.may_close_short).
+CLOSER = "closer"
+TERMINAL = frozenset({CLOSED, REJECTED, CANCELLED, EXPIRED})
+# The agent's own work on the request is over: nothing more to amend, cancel or answer in chat. After
+# the PO the people's part (goods, invoice) goes on until `closed`.
+AGENT_DONE = TERMINAL | {CONFIRMED}
 # States in which a worker runs steps; a step that keeps failing there gives up (tasks.advance).
 RUNNABLE = (RECEIVED, PROCESSING, SUBMITTED, REJECTED, CANCELLED, EXPIRED)
 
 # The way a request usually goes, as its page draws it: any other state is shown where the request
 # left this path (「等待您的回覆」 after 處理中), and a state that ends it ends the drawing there.
-PATH = (RECEIVED, PROCESSING, AWAITING_APPROVAL, SUBMITTED, CONFIRMED)
+PATH = (RECEIVED, PROCESSING, AWAITING_APPROVAL, SUBMITTED, CONFIRMED, CLOSED)
 
 
 def path_steps(state: str, visited: list[str]) -> list[tuple[str, str]]:
@@ -95,6 +105,13 @@ TRANSITIONS = [
     # Back in time (DESIGN §13): the step is the checkpoint's cursor; a fork starts from a checkpoint.
     *[T(state, "rewind", PROCESSING, ADMIN) for state in REWINDABLE],
     T(DRAFT, "fork", PROCESSING, ADMIN),
+    # After the PO (DESIGN §16). A goods receipt (or a return) is recorded at a new version; the
+    # task waits on at `externally_confirmed` until nothing is left open.
+    T(CONFIRMED, "receive_goods", CONFIRMED, (INITIATOR, RECEIVER)),
+    # The supplier cannot deliver the rest: the ERP's PO is closed for it and unspent budget released.
+    T(CONFIRMED, "close_short", CLOSED, (CLOSER,), step=""),
+    # Every ordered quantity received, invoiced and matched.
+    T(CONFIRMED, "complete", CLOSED, (RUNTIME,), step=""),
     # Compensation (cancel the requisition, release the budget) finishes inside a terminal state.
     *[T(state, "compensated", state, (RUNTIME,), step="") for state in (REJECTED, CANCELLED, EXPIRED)],
 ]

@@ -61,6 +61,9 @@ class ErpProcess:
     def purchase_orders(self) -> list[dict]:
         return self._control("GET", "/purchase-orders")["results"]
 
+    def goods_receipts(self) -> list[dict]:
+        return self._control("GET", "/goods-receipts")["results"]
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

@@ -12,6 +12,7 @@ from .. import labels, selectors
 from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
 from ..requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
+from ..receiving.progress import progress_of
 
 MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}
 NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -145,6 +146,21 @@ class LineOutputSerializer(serializers.Serializer):
     amount = serializers.DecimalField(**MONEY, allow_null=True)
 
 
+class LineProgressSerializer(LineOutputSerializer):
+    received = serializers.IntegerField(help_text="Accepted so far, net of returns.")
+    rejected = serializers.IntegerField()
+    invoiced = serializers.IntegerField()
+
+
+def lines_with_progress(task, lines) -> list[dict]:
+    """The task body's lines, each with `received`, `rejected` and `invoiced` (0 before the PO)."""
+    progress = {line.line: line for line in progress_of(task).lines}
+    return [{"description": line.description, "quantity": line.quantity, "unit_price": line.unit_price,
+             "amount": line.amount, "received": progress[n].received if n in progress else 0,
+             "rejected": progress[n].rejected if n in progress else 0,
+             "invoiced": progress[n].invoiced if n in progress else 0} for n, line in enumerate(lines)]
+
+
 class WaitingOnSerializer(serializers.Serializer):
     # A plain string in the schema: an enum also named "kind" would collide with memory's.
     kind = serializers.CharField(help_text="What the request waits for: " +
@@ -202,17 +218,26 @@ class TaskDetailSerializer(TaskSummarySerializer):
     po_number = serializers.SerializerMethodField(help_text="The ERP purchase order's id, once issued.")
     waiting_on = serializers.SerializerMethodField()
     trace_id = serializers.CharField(read_only=True, help_text="The W3C trace id (32 hex) of everything done for it.")
+    receipt_status = serializers.SerializerMethodField(help_text="none, partial or full (goods accepted).")
+    billing_status = serializers.SerializerMethodField(help_text="none, partial, full or exception.")
 
     class Meta(TaskSummarySerializer.Meta):
         fields = ["id", "number", "state", "version", "step", "department", "requester", "supplier", "lines",
                   "subtotal", "tax", "total", "receipts", "approvals", "events", "question", "justification",
-                  "po_number", "waiting_on", "trace_id", "created_at", "updated_at"]
+                  "po_number", "waiting_on", "trace_id", "receipt_status", "billing_status", "created_at",
+                  "updated_at"]
         read_only_fields = fields
 
-    @extend_schema_field(LineOutputSerializer(many=True))
+    @extend_schema_field(LineProgressSerializer(many=True))
     def get_lines(self, task) -> list:
         """Priced by the award once there is one; until then as asked for, without prices."""
-        return LineOutputSerializer(now_of(task).lines, many=True).data
+        return LineProgressSerializer(lines_with_progress(task, now_of(task).lines), many=True).data
+
+    def get_receipt_status(self, task) -> str:
+        return progress_of(task).receipt_status
+
+    def get_billing_status(self, task) -> str:
+        return progress_of(task).billing_status
 
     @extend_schema_field(serializers.DecimalField(**MONEY, allow_null=True))
     def get_subtotal(self, task):

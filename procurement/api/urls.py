@@ -2,6 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
+from ..receiving import api as receiving
 from . import attachments, chat, delegations, invoices, memory, notices, review, timetravel, tokens, views
 
 app_name = "api"
@@ -25,5 +26,6 @@ urlpatterns = [
     path("notifications/", notices.NotificationListView.as_view(), name="notification-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
+urlpatterns += receiving.urlpatterns
 urlpatterns += (memory.urlpatterns + review.urlpatterns + timetravel.urlpatterns + delegations.urlpatterns
                 + invoices.urlpatterns)

@@ -27,7 +27,7 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
     task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
     # Only a conversation without an open request may attach to another one; her recent requests
     # and the open ones it may attach to are read together (one read, not two).
-    if task is None or task.state in workflow.TERMINAL:
+    if task is None or task.state in workflow.AGENT_DONE:
         requests, candidates = facts.my_requests_and_open(user, open_limit=CANDIDATES,
                                                           exclude=task.pk if task else None)
     else:

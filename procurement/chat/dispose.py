@@ -243,7 +243,7 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
         mine = [job.ctx.task] if job.ctx.task and job.ctx.task.state != workflow.DRAFT else []
         views = [*mine, *job.ctx.requests]
         if open_first:
-            views.sort(key=lambda v: v.state in workflow.TERMINAL)
+            views.sort(key=lambda v: v.state in workflow.AGENT_DONE)
         for view in views:
             if any(match_item(line["description"], job.ctx.catalogue) == item for line in view.lines):
                 return view, ""  # read this turn, with the context
@@ -277,7 +277,7 @@ def update_draft(job: Job) -> Outcome:
     drafted = (task.data.get("draft") or {}) if task is not None and task.state == workflow.DRAFT else {}
     if not drafted.get("department") and "department" not in fields and len(job.ctx.departments) == 1:
         fields["department"] = job.ctx.departments[0]  # her one department, from Membership, whichever brain
-    if task is None or task.state in workflow.TERMINAL:
+    if task is None or task.state in workflow.AGENT_DONE:
         task = services.request_draft_save(requester=job.user, fields=fields, session=job.session)
     elif task.state == workflow.DRAFT:
         _own(job, task)
@@ -317,10 +317,10 @@ def submit(job: Job) -> Outcome:
 def attach(job: Job) -> Outcome:
     task = selectors.task_for(job.user, job.action.task_id)
     _own(job, task)  # a manager may see it, but only its requester continues it
-    if task.state in workflow.TERMINAL:
+    if task.state in workflow.AGENT_DONE:
         raise Conflict(f"That request is already {task.state}; it cannot be continued")
     current = job.task()
-    if current is not None and current.pk != task.pk and current.state not in workflow.TERMINAL:
+    if current is not None and current.pk != task.pk and current.state not in workflow.AGENT_DONE:
         raise Conflict("This conversation already follows another open request; open a new conversation")
     job.session.task = task
     job.session.save(update_fields=["task", "updated_at"])
@@ -377,7 +377,7 @@ def _amend_target(job: Job) -> Task:
     """This conversation's open request; failing that, the one the last answer was about
     (「為什麼被退回？」 then 「好，改回兩台」 in a new conversation)."""
     task = job.task()
-    if task is not None and task.state not in workflow.TERMINAL:
+    if task is not None and task.state not in workflow.AGENT_DONE:
         return task
     if job.ctx.about:
         about = selectors.own_tasks(job.user).filter(pk=job.ctx.about).first()

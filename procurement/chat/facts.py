@@ -55,7 +55,7 @@ def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[T
     views = {t.pk: task_view(t) for t in tasks}
     # Every request of either list was read, and any other row read ranks below that list's last one.
     return ([views[t.pk] for t in tasks if t.state != workflow.DRAFT][:RECENT_REQUESTS],
-            [views[t.pk] for t in tasks if t.state not in workflow.TERMINAL and t.pk != exclude][:open_limit])
+            [views[t.pk] for t in tasks if t.state not in workflow.AGENT_DONE and t.pk != exclude][:open_limit])
 
 
 def my_requests_count(user, *, open_only: bool = False) -> int:
@@ -69,7 +69,7 @@ def _mine(user, *, open_only: bool = False, exclude=None, drafts: bool = False):
         tasks = tasks.exclude(state=workflow.DRAFT)
     tasks = tasks.exclude(NEVER_SUBMITTED)
     if open_only:
-        tasks = tasks.exclude(state__in=workflow.TERMINAL)
+        tasks = tasks.exclude(state__in=workflow.AGENT_DONE)
     if exclude is not None:
         tasks = tasks.exclude(pk=exclude)
     return tasks

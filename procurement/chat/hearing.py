@@ -104,7 +104,7 @@ STATES = {
     "none open": lambda ctx: _open(ctx) is None,
     "none, or a draft": lambda ctx: _open(ctx) is None or _open(ctx).state == workflow.DRAFT,
     "amendable": lambda ctx: _open(ctx) is not None and _open(ctx).state in workflow.AMENDABLE,
-    "ended": lambda ctx: ctx.task is not None and ctx.task.state in workflow.TERMINAL,
+    "ended": lambda ctx: ctx.task is not None and ctx.task.state in workflow.AGENT_DONE,
 }
 
 
@@ -113,7 +113,7 @@ def _task(ctx):
 
 
 def _open(ctx):
-    return ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
+    return ctx.task if ctx.task and ctx.task.state not in workflow.AGENT_DONE else None
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ class WithFallback:
 
 
 def tools_for(ctx: Context) -> list[str]:
-    task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
+    task = ctx.task if ctx.task and ctx.task.state not in workflow.AGENT_DONE else None
     state = task.state if task else None
     if task is None:
         names = ["update_draft"] + (["attach"] if ctx.candidates else [])

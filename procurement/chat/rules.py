@@ -163,7 +163,7 @@ class RuleBrain:
         # A day alone in a question ("will it come tomorrow?") files and changes nothing, unless it
         # asks to move the day of an open draft or, said as a change, of a submitted request
         # (「可以改成下週五嗎？」, "can it be next Monday instead?").
-        task = ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None
+        task = ctx.task if ctx.task and ctx.task.state not in workflow.AGENT_DONE else None
         dated = task is not None and (task.state == workflow.DRAFT
                                       or task.state in workflow.AMENDABLE and bool(CHANGE_VERB.search(ctx.message)))
         if _asks_a_change(ctx.message, ctx, task, dated):
@@ -171,7 +171,7 @@ class RuleBrain:
         return Proposal("", Status(topic="unclear"))
 
     def intake_(self, ctx, heard):
-        return self.intake(ctx, ctx.task if ctx.task and ctx.task.state not in workflow.TERMINAL else None)
+        return self.intake(ctx, ctx.task if ctx.task and ctx.task.state not in workflow.AGENT_DONE else None)
 
     def amend_(self, ctx, heard):
         return self.amend(ctx, ctx.task)
@@ -194,7 +194,7 @@ class RuleBrain:
         return found if found and found.state in workflow.AMENDABLE else None
 
     def continue_(self, ctx: Context, heard: Heard | None = None) -> Proposal:
-        if ctx.task and ctx.task.state not in workflow.TERMINAL:
+        if ctx.task and ctx.task.state not in workflow.AGENT_DONE:
             # Already on it: a draft gets its next question again, anything else its status.
             return Proposal("", NoAction(), expects="draft") if ctx.task.state == workflow.DRAFT else \
                 Proposal("", Status())

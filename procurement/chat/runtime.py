@@ -45,7 +45,7 @@ def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> Tu
     _check_may_post(session, user)
     # The turn is part of its request's trace; before there is a request, of the web request's
     # (a draft started now is born in it).
-    ongoing = Task.objects.filter(sessions=session.pk).exclude(state__in=workflow.TERMINAL)
+    ongoing = Task.objects.filter(sessions=session.pk).exclude(state__in=workflow.AGENT_DONE)
     with trace.using(ongoing.values_list("trace_id", flat=True).first() or ""):
         return _turn(session, user, text, brain)
 

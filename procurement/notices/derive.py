@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.functional import lazy
 
 from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 # whichever event got there (the agent's confirm, a person's record_outcome or cancel_too_late,
 # give_up after the last retry).
 EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new",
-               "approve_step": "approval_new", "escalate_approval": "approval_escalated", **TRAVEL_KINDS}
+               "approve_step": "approval_new", "escalate_approval": "approval_escalated",
+               "receive_goods": "goods_received", **TRAVEL_KINDS}
 STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
                workflow.CANCELLED: "cancelled"}
 # The outcomes she hears of in her conversation too (a return is posted there as its question).
@@ -178,7 +180,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         return _approver_deliveries(approval, key, "approval_new")
     kind = EVENT_KINDS.get(event.event) or STATE_KINDS[event.to_state]
     requester = task.initiator
-    if kind in ("cancelled", *TRAVEL_KINDS.values()) and event.actor == requester.get_username():
+    if kind in ("cancelled", "goods_received", *TRAVEL_KINDS.values()) and event.actor == requester.get_username():
         return []  # she did it herself
     language = language_of(requester)
     context = request_facts(task)
@@ -191,6 +193,8 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         said = of_event(event)  # what the history says, in her language; a person's own words as written
         context |= {"by": actor_label(event.actor),
                     "reason": render(said, language) if said is not None and not said.is_quoted else event.reason}
+    if kind == "goods_received":  # a colleague of her department received her goods
+        context |= {"who": actor_label(event.actor), "standing": _standing_lazy(task)}
     if kind == "needs_review" and OnlyTheRequester.said(event.reason):
         context |= {"why": event.reason}  # nobody but the requester could decide a step: say so
     if kind in TRAVEL_KINDS.values():
@@ -207,6 +211,14 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     if kind == "needs_review":
         deliveries += _reviewer_deliveries(task, key, context)
     return deliveries
+
+
+def _standing(task: Task) -> str:
+    return request_now(task).state_label
+
+
+# Where the request stands, in the language the notice is rendered in: 「部分到貨（2/3）」.
+_standing_lazy = lazy(_standing, str)
 
 
 def _reviewer_deliveries(task: Task, key: str, context: dict) -> list[Delivery]:

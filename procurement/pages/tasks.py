@@ -17,6 +17,8 @@ from ..people import remember
 from ..requests import named_in, request_now
 from ..words import refusal
 from ..selectors.grants import watcher_add, watcher_remove, watchers_of
+from ..receiving.forms import receive_form_for
+from ..receiving.services import goods_receipt_record
 from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
 from .timetravel import travel_context
 
@@ -30,7 +32,7 @@ def _task(user, task_id):
         raise Http404("No such task.")
 
 
-def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
+def task_context(user, task, *, change=None, lines=None, watch=None, receive=None) -> dict:
     kind = get_kind(task.kind)
     now = request_now(task)
     remember([event.actor for event in task.events.all() if not is_agent(event.actor)] + named_in([now]))
@@ -58,6 +60,7 @@ def task_context(user, task, *, change=None, lines=None, watch=None) -> dict:
         "change": change, "lines": lines, "cancel": CancelForm(),
         **travel_context(user, task),
         "watchers": watchers_of(task) if is_requester else [], "watch": watch or WatcherForm(),
+        "receive": receive or receive_form_for(user, task),
     }
 
 
@@ -149,6 +152,32 @@ def task_watchers(request, task_id):
         for message in (exc.extra.get("errors") or {}).get("username", []):
             form.add_error("username", message)
         return _answer(request, task, "" if form.errors else refusal(exc), exc.http_status, watch=form)
+    return _answer(request, task)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def task_receive(request, task_id):
+    """What arrived, per PO line (驗收): the requester or a member of her department."""
+    task = _task(request.user, task_id)
+    try:
+        selectors.task_to_receive(request.user, str(task_id))
+    except DomainError as exc:
+        return _answer(request, task, refusal(exc), exc.http_status)
+    form = receive_form_for(request.user, task, request.POST)
+    if form is None:
+        return _answer(request, task, _("Goods can be recorded only once the purchase order is issued, and not "
+                                          "after the request is closed."), 409)
+    if not form.is_valid() or not form.lines():
+        if form.is_valid():
+            form.add_error(None, _("Record at least one line."))
+        return _answer(request, task, _("Please correct the marked fields."), 400, receive=form)
+    try:
+        goods_receipt_record(task_id=task.pk, user=request.user, lines=form.lines(), note=form.cleaned_data["note"])
+    except DomainError as exc:
+        form.show_refusal(exc)
+        return _answer(request, task, refusal(exc), exc.http_status, receive=form)
     return _answer(request, task)
 
 

@@ -17,6 +17,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/files/<uuid:version_id>/", quote_sheet.artifact_download, name="artifact-download"),
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
+    path("tasks/<uuid:task_id>/receive/", tasks.task_receive, name="task-receive"),
     path("tasks/<uuid:task_id>/pause/", timetravel.task_pause, name="task-pause"),
     path("tasks/<uuid:task_id>/resume/", timetravel.task_resume, name="task-resume"),
     path("tasks/<uuid:task_id>/replay/", timetravel.task_replay, name="task-replay"),

@@ -94,7 +94,7 @@ def chat_attach(*, session: Session, user, content: bytes, filename: str, conten
     lang = lexicon.language(text or "", conversation_language(session) or lang or "en")
     if text.strip():
         text = message_checked(text, lang=lang)
-    task = session.task if session.task_id and session.task.state not in workflow.TERMINAL else None
+    task = session.task if session.task_id and session.task.state not in workflow.AGENT_DONE else None
     if task is not None and task.state != workflow.DRAFT:
         raise SheetConflict(words.say("draft_only", lang, state=state_words(task.state, lang)), state=task.state)
     catalogue = sorted(_catalogue())

@@ -4,7 +4,8 @@ and decide nothing themselves. Not visible: NotFound (404); visible but not allo
 NotPermitted (403) with the reason.
 
 - `tasks`: purchase tasks; `sessions`: chat sessions; `approvals`: approvals, their route and
-  who may decide; `queue`: the work queue; `memory`: governed memory; `roles`: department roles.
+  who may decide; `queue`: the work queue; `memory`: governed memory; `roles`: department roles;
+`receiving`: who records goods and closes an order short.
 """
 from .approvals import (  # noqa: F401
     INBOX_TABS,
@@ -43,6 +44,14 @@ from .queue import (  # noqa: F401
     why_in_review,
 )
 from .forks import live_relatives  # noqa: F401
+from .receiving import (  # noqa: F401
+    is_accounts_payable,
+    may_close_short,
+    may_receive,
+    task_receipts_for,
+    task_to_close_short,
+    task_to_receive,
+)
 from .roles import DECIDING, approvers, decides_for, is_decider, roles_held, uses_delegations  # noqa: F401
 from .sessions import (  # noqa: F401
     may_post,

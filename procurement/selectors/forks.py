@@ -11,7 +11,7 @@ from agentstate.timetravel import forks_of
 from .. import workflow
 
 ENDED = frozenset({workflow.REJECTED, workflow.CANCELLED, workflow.EXPIRED})
-ORDERED = frozenset({workflow.SUBMITTED, workflow.CONFIRMED})
+ORDERED = frozenset({workflow.SUBMITTED, workflow.CONFIRMED, workflow.CLOSED})
 # Cancelled in the approver's click; one in review is cancelled from the work queue, which settles
 # what is in doubt in the ERP first.
 CANCELLABLE_HERE = frozenset(workflow.CANCELLABLE) - {workflow.NEEDS_REVIEW, workflow.DRAFT}

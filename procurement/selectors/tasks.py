@@ -19,6 +19,7 @@ from .roles import deciding_memberships
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
+               "goods_receipts__lines",
                Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")), "events")
 
 

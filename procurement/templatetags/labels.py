@@ -28,7 +28,7 @@ def session_label(status) -> str:
 def session_status(session) -> str:
     """A conversation whose request has ended reads closed at once; the retention pass records it
     later (agentstate.retention.sessions_age)."""
-    if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.TERMINAL:
+    if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.AGENT_DONE:
         return "closed"
     return session.status
 

@@ -28,7 +28,7 @@ def test_error_answers_503_and_writes_nothing(erp_server):
 
     assert response.status_code == 503
     assert "detail" in response.json()
-    assert stored(erp_server) == {"requisitions": 0, "purchase_orders": 0, "supplier_invoices": 0, "writes": 0}
+    assert stored(erp_server) == {"requisitions": 0, "purchase_orders": 0, "supplier_invoices": 0, "goods_receipts": 0, "writes": 0}
 
 
 def test_error_runs_out_after_its_times(erp_server):
@@ -109,7 +109,7 @@ def test_reset_wipes_data_and_faults(erp_server):
 
     erp_server.reset()
 
-    assert stored(erp_server) == {"requisitions": 0, "purchase_orders": 0, "supplier_invoices": 0, "writes": 0}
+    assert stored(erp_server) == {"requisitions": 0, "purchase_orders": 0, "supplier_invoices": 0, "goods_receipts": 0, "writes": 0}
     assert post(erp_server, "/requisitions", requisition_body()).json()["id"] == "REQ-000001"
 
 

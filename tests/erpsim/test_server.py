@@ -18,7 +18,7 @@ def test_same_key_twice_creates_one_requisition(erp_server):
     assert first.json()["id"] == second.json()["id"] == "REQ-000001"
     assert first.json()["status"] == "pending_approval"
     assert second.json() == first.json()
-    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "supplier_invoices": 0, "writes": 1}
+    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "supplier_invoices": 0, "goods_receipts": 0, "writes": 1}
 
 
 def test_created_requisition_echoes_the_request_with_key_and_time(erp_server):
@@ -239,7 +239,7 @@ def test_concurrent_creates_with_one_key_make_exactly_one_requisition(erp_server
 
     assert sorted(a.status_code for a in answers) == [200] * 7 + [201]
     assert {a.json()["id"] for a in answers} == {"REQ-000001"}
-    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "supplier_invoices": 0, "writes": 1}
+    assert stored(erp_server) == {"requisitions": 1, "purchase_orders": 0, "supplier_invoices": 0, "goods_receipts": 0, "writes": 1}
 
 
 def test_data_survives_a_restart_of_the_simulator(tmp_path):

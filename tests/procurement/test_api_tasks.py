@@ -44,7 +44,7 @@ def test_submit_answers_201_with_the_priced_task_waiting_for_approval(demo, erp,
     assert body["department"] == "ENG" and body["requester"] == "alice"
     assert body["supplier"] == "新竹科技供應股份有限公司"
     assert body["lines"] == [{"description": "Laptop", "quantity": 2, "unit_price": "34900.00",
-                              "amount": "69800.00"}]
+                              "amount": "69800.00", "received": 0, "rejected": 0, "invoiced": 0}]
     assert (body["subtotal"], body["tax"], body["total"]) == ("69800.00", "3490.00", "73290.00")
     assert [(a["status"], a["state_version"]) for a in body["approvals"]] == [("pending", body["version"])]
     assert body["receipts"] == [{"operation": "erp.requisition.create", "idempotency_key": body["receipts"][0][
@@ -58,7 +58,8 @@ def test_submit_answers_201_with_the_priced_task_waiting_for_approval(demo, erp,
 def test_detail_body_has_exactly_the_contract_fields(demo, erp, eager):
     body = submit(client_for(demo["alice"])).json()
     contract = {"id", "state", "version", "step", "department", "supplier", "lines", "subtotal", "tax", "total",
-                "receipts", "approvals", "events", "number", "po_number", "waiting_on", "trace_id"}
+                "receipts", "approvals", "events", "number", "po_number", "waiting_on", "trace_id",
+                "receipt_status", "billing_status"}  # the last two: DESIGN §16
     assert contract <= body.keys()
     assert body.keys() - contract <= {"question", "justification", "requester", "created_at", "updated_at"}
     assert set(body["events"][0]) == {"at", "actor", "event", "from_state", "to_state", "version"}
@@ -68,7 +69,8 @@ def test_detail_body_has_exactly_the_contract_fields(demo, erp, eager):
 def test_lines_are_unpriced_until_the_agent_awards_the_request(demo, erp, eager):
     body = submit(client_for(demo["alice"]), lines=[{"description": "flux capacitor", "quantity": 1}]).json()
     assert body["state"] == "awaiting_input" and "flux capacitor" in body["question"]
-    assert body["lines"] == [{"description": "flux capacitor", "quantity": 1, "unit_price": None, "amount": None}]
+    assert body["lines"] == [{"description": "flux capacitor", "quantity": 1, "unit_price": None, "amount": None,
+                              "received": 0, "rejected": 0, "invoiced": 0}]
     assert body["supplier"] is None and body["total"] is None
 
 
@@ -77,7 +79,8 @@ def test_a_chat_draft_shows_what_was_asked_so_far_unpriced(demo):
         "department": "ENG", "lines": [{"description": "Monitor", "quantity": None}], "justification": "desk"})
     body = client_for(demo["alice"]).get(url(draft.pk)).json()
     assert (body["state"], body["justification"], body["total"]) == ("draft", "desk", None)
-    assert body["lines"] == [{"description": "Monitor", "quantity": None, "unit_price": None, "amount": None}]
+    assert body["lines"] == [{"description": "Monitor", "quantity": None, "unit_price": None, "amount": None,
+                              "received": 0, "rejected": 0, "invoiced": 0}]
     assert [t["id"] for t in client_for(demo["alice"]).get(TASKS).json()["results"]] == [str(draft.pk)]
 
 

@@ -45,7 +45,7 @@ def test_awaiting_approval__requisition_id_and_who_decides(demo, erp, eager):
     assert "done" not in result.reply
 
 
-def test_externally_confirmed__done_with_the_purchase_order_id(demo, erp, eager):
+def test_externally_confirmed__ordered_waiting_for_the_goods_with_the_purchase_order_id(demo, erp, eager):
     session = submitted(demo["alice"])
     approval = Approval.objects.get(task_id=session.task_id, status="pending")
     services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
@@ -53,7 +53,8 @@ def test_externally_confirmed__done_with_the_purchase_order_id(demo, erp, eager)
     order = Receipt.objects.get(task_id=session.task_id, operation="erp.purchase_order.issue")
     result = talk(session, demo["alice"], "進度")
     assert result.task.state == "externally_confirmed"
-    assert "已完成" in result.reply and f"採購單 {order.external_id}：已確認" in result.reply
+    assert "等待到貨" in result.reply and "已完成" not in result.reply
+    assert f"採購單 {order.external_id}：已確認" in result.reply
 
 
 def test_needs_review_with_an_unknown_receipt__pending_verification_never_done(demo, erp, eager):

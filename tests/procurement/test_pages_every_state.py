@@ -192,6 +192,23 @@ def build_decided_by_a_delegate(demo, request):
     return task
 
 
+def build_partly_received(demo, request):
+    """Ordered; one of the two came, recorded by alice."""
+    from procurement.receiving.services import goods_receipt_record
+
+    task = build_confirmed(demo, request)
+    goods_receipt_record(task_id=task.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 1}])
+    return task
+
+
+def build_closed(demo, request):
+    """One of two received, then the rest closed short by carol (accounts payable)."""
+    from procurement.receiving.services import purchase_order_close_short
+
+    task = build_partly_received(demo, request)
+    return purchase_order_close_short(task_id=task.pk, user=demo["carol"], reason="供應商無法交齊")
+
+
 SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "draft": (build_draft, workflow.DRAFT),
     "received": (build_received, workflow.RECEIVED),
@@ -213,6 +230,8 @@ SCENARIOS = {  # name: (builder, the state it leaves the task in)
     "mid_chain": (build_mid_chain, workflow.AWAITING_APPROVAL),
     "escalated": (build_escalated, workflow.AWAITING_APPROVAL),
     "decided_by_a_delegate": (build_decided_by_a_delegate, workflow.CONFIRMED),
+    "partly_received": (build_partly_received, workflow.CONFIRMED),
+    "closed": (build_closed, workflow.CLOSED),
 }
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from agentstate.models import Approval, Session, Task
 from procurement import services
+from procurement.receiving.services import purchase_order_close_short
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -76,6 +77,8 @@ def test_filters_split_open_from_finished_and_a_finished_row_shows_its_po(demo, 
     approval = Approval.objects.get(task=done)
     services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
                              state_version=approval.state_version)
+    # Ordered is not finished (the goods are outstanding); closed short, it is.
+    purchase_order_close_short(task_id=done.pk, user=demo["bob"], reason="supplier out of stock")
     alice = client_for(demo["alice"])
     finished = alice.get(reverse("my-requests"), {"show": "finished"}).content.decode()
     opened = alice.get(reverse("my-requests"), {"show": "open"}).content.decode()

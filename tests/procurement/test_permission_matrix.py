@@ -43,6 +43,8 @@ PAGES = [
     ("task-amend", "post", "task", {}, "400 404 404 403 404 403 403 403 404 403 302"),
     ("task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 403 404 400 302"),
     ("task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 404 403 302"),
+    # Receiving (驗收): the requester or a member of her department; her request is not ordered yet (409).
+    ("task-receive", "post", "task", {}, "409 404 404 409 404 403 403 403 404 403 302"),
     ("task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
     ("task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
     ("task-fork", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
@@ -83,6 +85,10 @@ API = [
     ("api:task-cancel", "post", "task", {"reason": "x" * 5000}, "400 404 404 403 404 403 403 403 404 400 401"),
     ("api:task-watchers", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
     ("api:task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 404 403 401"),
+    # A member of her department (gina) reads and records her goods; closing short is for a manager or AP.
+    ("api:task-receipts", "get", "task", None, "200 200 404 200 404 200 200 200 404 200 401"),
+    ("api:task-receipts", "post", "task", {}, "400 400 404 400 404 403 403 403 404 403 401"),
+    ("api:task-close", "post", "task", {}, "403 403 404 400 404 400 403 403 404 400 401"),
     ("api:task-watcher", "delete", "task gina", None, "404 404 404 403 404 403 403 403 404 403 401"),
     ("api:task-checkpoints", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
     ("api:task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 401"),

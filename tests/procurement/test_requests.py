@@ -54,7 +54,7 @@ def test_a_returned_request_asks_the_approvers_comment_and_waits_for_the_request
     assert now.waiting_on.text(demo["alice"]).startswith("Waiting for your answer")
 
 
-def test_an_approved_request_shows_its_purchase_order_and_waits_for_nobody(demo, erp, eager):
+def test_an_ordered_request_shows_its_purchase_order_and_stays_open_until_its_goods_arrive(demo, erp, eager):
     task = submit(demo["alice"])
     approval = Approval.objects.get(task=task)
     services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
@@ -62,8 +62,8 @@ def test_an_approved_request_shows_its_purchase_order_and_waits_for_nobody(demo,
     now = request_now(requests_of(demo["alice"]).get(pk=task.pk))
     assert now.state == "externally_confirmed" and now.waiting_on is None
     assert now.po_number == erp.purchase_orders()[0]["id"]
-    assert [t.pk for t in requests_of(demo["alice"], FINISHED)] == [task.pk]
-    assert list(requests_of(demo["alice"], OPEN)) == []
+    assert [t.pk for t in requests_of(demo["alice"], OPEN)] == [task.pk]
+    assert list(requests_of(demo["alice"], FINISHED)) == []
 
 
 def test_before_the_award_lines_are_as_requested_without_prices(demo, erp, eager):

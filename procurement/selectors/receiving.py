@@ -1,0 +1,66 @@
+"""Who may record what arrived on a purchase task, and who may close its rest short (DESIGN §16).
+
+Receiving: the requester, or a member of her department (any role there). Closing short: a manager
+or director deciding for the department, or accounts payable (the `accounts_payable` group), or an
+admin. Someone who may not see the task at all gets 404; someone who sees it but may not act, 403.
+"""
+from django.utils.translation import gettext as _
+
+from agentstate.errors import NotFound, NotPermitted, said
+from agentstate.ids import is_uuid
+from agentstate.models import Task
+
+from .. import workflow
+from ..models import Membership
+from .roles import decides_for
+from .tasks import may_view
+
+
+
+def _member_of(user, task) -> bool:
+    return Membership.objects.filter(user=user, department__code=task.tenant).exists()
+
+
+def may_receive(user, task) -> bool:
+    return user.is_active and (task.initiator_id == user.pk or _member_of(user, task))
+
+
+def is_accounts_payable(user) -> bool:
+    """Accounts payable (the membership role `accounts_payable`, DESIGN §10: carol) or an admin."""
+    return user.is_active and (
+        user.is_superuser or Membership.objects.filter(user=user, role=Membership.Role.ACCOUNTS_PAYABLE).exists())
+
+
+def may_close_short(user, task) -> bool:
+    return user.is_active and (is_accounts_payable(user) or decides_for(user, task.tenant))
+
+
+def _visible(user, task_id) -> Task:
+    """The task if `user` may see it, or belongs to its department (who receives may read it)."""
+    task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
+    if task is None or not user.is_authenticated or not (may_view(user, task) or may_receive(user, task)):
+        raise NotFound("No such task.")
+    return task
+
+
+def task_receipts_for(user, task_id) -> Task:
+    """A task whose goods receipts `user` may read: 404 otherwise."""
+    return _visible(user, task_id)
+
+
+def task_to_receive(user, task_id) -> Task:
+    """A task `user` may record goods on: 404 if she may not see it, 403 if she sees it but is
+    neither its requester nor of its department."""
+    task = _visible(user, task_id)
+    if not may_receive(user, task):
+        raise said(NotPermitted(_("Only the requester or a member of her department records what arrived.")))
+    return task
+
+
+def task_to_close_short(user, task_id) -> Task:
+    """A task `user` may close short: 404 if she may not see it, 403 if she may see it but is no
+    manager of its department and not accounts payable."""
+    task = _visible(user, task_id)
+    if not may_close_short(user, task):
+        raise said(NotPermitted(_("Only a manager of the department or accounts payable may close the rest.")))
+    return task
