@@ -13,12 +13,11 @@ def turn_append(*, session_id, role: str, text: str, data: dict | None = None, l
     (agentstate.retention moves it on by time). The turn carries the current trace id.
     `locked`: the session's row, already locked by the caller's transaction (no second lock)."""
     with transaction.atomic():
-        if locked is None:
-            Session.objects.select_for_update(no_key=True).filter(pk=session_id).first()
-        last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
+        # The update takes the row's lock (two posts never get one seq) and makes the conversation
+        # active in one statement; a caller that holds the lock already skips it unless it is needed.
         if locked is None or locked.status != Session.Status.ACTIVE:
-            Session.objects.filter(pk=session_id).exclude(status=Session.Status.ACTIVE).update(
-                status=Session.Status.ACTIVE)
+            Session.objects.filter(pk=session_id).update(status=Session.Status.ACTIVE)
+        last = Turn.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
         data = {**(data or {}), "trace_id": trace.current()}
         return Turn.objects.create(session_id=session_id, seq=last + 1, role=role, text=text, data=data)
 

@@ -29,7 +29,7 @@ def test_requester_chats_submits_and_sees_the_purchase_order_after_approval(demo
     bob.get_by_role("button", name="Approve").click()
     expect(bob.get_by_role("status")).to_contain_text("Decided: Approved")
 
-    expect(alice.locator("#task-panel [data-state]")).to_have_text("Ordered", timeout=20_000)
+    expect(alice.locator("#task-panel [data-state]")).to_have_text("Ordered, waiting for delivery", timeout=20_000)
     expect(alice.locator("#task-panel")).to_contain_text(erp.purchase_orders()[0]["id"])
     assert alice.evaluate("window.__same_page") is True
 

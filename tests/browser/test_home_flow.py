@@ -56,7 +56,9 @@ def test_alice_sees_her_api_request_at_home_and_the_po_arrives_without_a_reload(
     alice.screenshot(path=str(ARTIFACTS / "home-zh-390-ordered.png"), full_page=True)
 
     row.get_by_role("link", name=made_by_api.purchase_request.number).click()
-    expect(alice.locator("dd.po")).to_have_text(order["id"])
+    expect(alice.locator("dd.po")).to_contain_text(order["id"])
+    expect(alice.locator("dd.po").get_by_role("link", name="列印")).to_have_attribute(
+        "href", f"/tasks/{made_by_api.pk}/po.pdf")
     fits(alice)
     alice.screenshot(path=str(ARTIFACTS / "request-zh-390.png"), full_page=True)
 

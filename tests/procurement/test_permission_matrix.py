@@ -28,6 +28,7 @@ pytestmark = pytest.mark.django_db
 #            outside its dates (OPS), admin, anonymous
 ROLES = ("alice", "gina", "erin", "bob", "dave", "frank", "wendy", "dan", "ed", "carol", "anon")
 HX = {"HTTP_HX_REQUEST": "true"}
+NO_FILE = "00000000-0000-4000-8000-000000000000"  # an id nothing has
 
 # (url name, method, url arguments, body, expected status per role, in ROLES order)
 PAGES = [
@@ -37,6 +38,10 @@ PAGES = [
     ("request-new", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 302"),
     ("chat-sessions", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
     ("chat-new", "post", "", {}, "302 302 302 302 302 302 302 302 302 302 302"),
+    ("invoices", "get", "", None, "403 403 403 403 403 403 403 403 403 200 302"),
+    ("invoice-new", "get", "task", None, "403 404 404 403 404 403 403 403 404 409 302"),
+    # The 採購單 PDF: whoever may see the request (none yet: no purchase order, 409), and accounts payable.
+    ("task-po-pdf", "get", "task", None, "409 404 404 409 404 409 409 409 404 409 302"),
     ("chat-page", "get", "session", None, "200 404 404 404 404 404 404 404 404 404 302"),
     ("chat-message", "post", "session", {"text": ""}, "400 404 404 404 404 404 404 404 404 404 302"),
     ("task-page", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 302"),
@@ -89,6 +94,13 @@ API = [
     ("api:task-receipts", "get", "task", None, "200 200 404 200 404 200 200 200 404 200 401"),
     ("api:task-receipts", "post", "task", {}, "400 400 404 400 404 403 403 403 404 403 401"),
     ("api:task-close", "post", "task", {}, "403 403 404 400 404 400 403 403 404 400 401"),
+    # Supplier invoices are accounts payable's (carol): a requester or manager is refused; on a request
+    # with no purchase order yet there is nothing to invoice (409).
+    ("api:invoice-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),  # each sees his own
+    # An empty body is refused as such (400); with a request named, who may not see it gets 404 and who sees
+    # it but is not accounts payable 403 (tests/procurement/invoicing).
+    ("api:invoice-list", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 401"),
+    ("api:invoice-detail", "get", NO_FILE, None, "404 404 404 404 404 404 404 404 404 404 401"),
     ("api:task-watcher", "delete", "task gina", None, "404 404 404 403 404 403 403 403 404 403 401"),
     ("api:task-checkpoints", "get", "task", None, "200 404 404 200 404 200 200 200 404 200 401"),
     ("api:task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 401"),
@@ -177,7 +189,6 @@ def world(demo):
 
 
 OBJECTS = ("task", "approval", "session", "entry", "fresh", "fresh-task", "fresh-delegation")
-NO_FILE = "00000000-0000-4000-8000-000000000000"
 
 
 def _url(name: str, target: str, world) -> str:
