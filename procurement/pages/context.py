@@ -2,7 +2,7 @@
 from functools import cached_property
 
 from procurement import selectors
-from procurement.invoicing.selectors import is_accounts_payable
+from procurement.models import Membership
 from procurement.notices.selectors import notices_unread_count
 
 
@@ -18,14 +18,16 @@ class Nav:
     def is_decider(self) -> bool:
         return selectors.is_decider(self.user, self.roles)
 
-
     @cached_property
     def is_accounts_payable(self) -> bool:
-        return is_accounts_payable(self.user)
+        """Accounts payable or an admin (selectors.is_accounts_payable), from the roles already read."""
+        return self.user.is_authenticated and self.user.is_active and (
+            self.user.is_superuser or Membership.Role.ACCOUNTS_PAYABLE in self.roles)
 
     @cached_property
     def unread_notices(self) -> int:
         return notices_unread_count(self.user)
+
     @cached_property
     def may_review(self) -> bool:
         """Admins, directors and managers act on the work queue (the view checks each task again)."""

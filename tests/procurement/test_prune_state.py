@@ -10,6 +10,7 @@ from agentstate.machine import checkpoint_latest, checkpoint_load
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
 from agentstate.retention import state_prune
 from procurement import services
+from procurement.receiving.services import purchase_order_close_short
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,7 +23,10 @@ def test_a_pruned_finished_request_keeps_its_audit_and_still_loads(demo, erp, ea
     services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
                              state_version=approval.state_version, scope_hash=approval.scope_hash)
     task = Task.objects.get(pk=task.pk)
-    assert task.state == "externally_confirmed"
+    assert task.state == "externally_confirmed"  # ordered, not finished: goods and invoice to come
+    purchase_order_close_short(task_id=task.pk, user=demo["bob"], reason="the supplier stopped the model")
+    task = Task.objects.get(pk=task.pk)
+    assert task.state == "closed"
     audit = [Model.objects.filter(task=task).count() for Model in (Receipt, Approval, TaskEvent)]
     before = Checkpoint.objects.filter(task=task).count()
     Task.objects.filter(pk=task.pk).update(updated_at=timezone.now() - timedelta(days=31))
@@ -32,7 +36,7 @@ def test_a_pruned_finished_request_keeps_its_audit_and_still_loads(demo, erp, ea
     kept = list(Checkpoint.objects.filter(task=task).order_by("version"))
     assert 0 < report.checkpoints == before - len(kept)
     assert [Model.objects.filter(task=task).count() for Model in (Receipt, Approval, TaskEvent)] == audit
-    assert checkpoint_latest(task, tenant="ENG").snapshot["state"] == "externally_confirmed"
+    assert checkpoint_latest(task, tenant="ENG").snapshot["state"] == "closed"
     at_approval = [c for c in kept if c.snapshot["state"] == "awaiting_approval"]
     assert at_approval and all(checkpoint_load(task, c.pk, tenant="ENG") for c in kept)
     client.force_login(demo["alice"])

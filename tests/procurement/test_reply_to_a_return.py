@@ -51,7 +51,7 @@ def test_her_reply_on_the_request_page_reaches_the_next_approval_in_both_languag
     task.refresh_from_db()
     assert task.state == "awaiting_approval"
     event = TaskEvent.objects.get(task=task, event="answer")
-    assert event.data == {"question": QUESTION, "answer": answer}
+    assert (event.data["question"], event.data["answer"]) == (QUESTION, answer)
     approval = pending(task)
     zh = page_of(demo["bob"], approval, "zh-hant")
     assert "申請人的回覆" in zh and f"Bob Wang 問： {QUESTION}" in zh and f"Alice Lin 答： {answer}" in zh
@@ -103,17 +103,18 @@ def test_her_page_draws_the_usual_path_with_where_the_request_left_it(demo, erp,
     html = client.get(reverse("task-page", args=[task.pk])).content.decode()
     strip = re.search(r'<ol class="flow".*?</ol>', html, re.S).group(0)
     steps = re.findall(r'<li class="(\w+)"[^>]*>(.*?)</li>', strip)
-    assert [status for status, _ in steps] == ["done", "done", "done", "current", "todo", "todo"]
-    assert len(steps) == 6, "the usual five steps and where it stands, not every state there is"
+    assert [status for status, _ in steps] == ["done", "done", "done", "current", "todo", "todo", "todo"]
+    assert len(steps) == 7, "the usual six steps (to 已結案) and where it stands, not every state there is"
 
 
 @pytest.mark.parametrize("state, visited, expected", [
-    ("processing", [], ["done", "current", "todo", "todo", "todo"]),
-    ("externally_confirmed", [], ["done"] * 4 + ["current"]),
+    ("processing", [], ["done", "current", "todo", "todo", "todo", "todo"]),
+    ("externally_confirmed", [], ["done"] * 4 + ["current", "todo"]),  # ordered: goods and invoice to come
+    ("closed", [], ["done"] * 5 + ["current"]),
     ("cancelled", ["received", "processing"], ["done", "done", "current"]),
     ("needs_review", ["received", "processing", "awaiting_approval", "submitted"],
-     ["done", "done", "done", "done", "current", "todo"]),
-    ("draft", [], ["current", "todo", "todo", "todo", "todo", "todo"])])
+     ["done", "done", "done", "done", "current", "todo", "todo"]),
+    ("draft", [], ["current", "todo", "todo", "todo", "todo", "todo", "todo"])])
 def test_path_steps(state, visited, expected):
     from procurement.workflow import path_steps
     steps = path_steps(state, visited)

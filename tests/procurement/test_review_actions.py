@@ -178,7 +178,7 @@ def test_cancel_while_the_order_is_in_doubt_and_the_erp_holds_it__ordered_never_
     assert late.actor == "carol" and "too late" in late.reason and order["id"] in said
     assert not TaskEvent.objects.filter(task_id=task.pk, to_state="cancelled").exists()
     assert eng_reserved() == reserved, "the budget stays spent on the order"
-    assert [r["status"] for r in erp.requisitions()] == ["pending_approval"], "the order's requisition stays"
+    assert [r["status"] for r in erp.requisitions()] == ["ordered"], "the order's requisition stays, ordered"
 
 
 def test_cancel_while_the_order_is_in_doubt_and_the_erp_lacks_it__cancelled_and_compensated(demo, erp, eager):
