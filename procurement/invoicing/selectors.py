@@ -4,7 +4,7 @@ Accounts payable (the role `accounts_payable`) and admins enter invoices and see
 requester sees those of her own requests and may not enter one (403)."""
 from django.utils.translation import gettext as _
 
-from agentstate.errors import Conflict, NotFound, NotPermitted
+from agentstate.errors import Conflict, NotFound, NotPermitted, said
 from agentstate.ids import is_uuid
 from agentstate.models import Task
 
@@ -16,25 +16,18 @@ from .models import SupplierInvoice
 from .po import PurchaseOrder, purchase_order_of
 
 
-def said(cls, message: str, **extra):
-    """A refusal already in the reader's language."""
-    refusal = cls(message, **extra)
-    refusal.translated = True
-    return refusal
-
-
 def po_to_invoice(user, task_id) -> PurchaseOrder:
     """The issued PO of a task, for accounts payable: 404 when she may not see the task, 403 for
     anyone else who sees it, 409 before the ERP confirmed a PO."""
     task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
     ap = task is not None and is_accounts_payable(user)
     if task is None or not (ap or may_view(user, task)):
-        raise said(NotFound, _("No such request."))
+        raise said(NotFound(_("No such request.")))
     if not ap:
-        raise said(NotPermitted, _("Only accounts payable enters supplier invoices."))
+        raise said(NotPermitted(_("Only accounts payable enters supplier invoices.")))
     po = purchase_order_of(task)
     if po is None:
-        raise said(Conflict, _("This request has no purchase order yet, so there is nothing to invoice."))
+        raise said(Conflict(_("This request has no purchase order yet, so there is nothing to invoice.")))
     return po
 
 
@@ -51,7 +44,7 @@ def invoices_visible_to(user):
 def invoice_for(user, invoice_id) -> SupplierInvoice:
     invoice = invoices_visible_to(user).filter(pk=invoice_id).first() if is_uuid(invoice_id) else None
     if invoice is None:
-        raise said(NotFound, _("No such invoice."))
+        raise said(NotFound(_("No such invoice.")))
     return invoice
 
 

@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from agentstate.errors import Conflict, DomainError
+from agentstate.errors import Conflict, DomainError, said
 from agentstate.models import Receipt
 from agentstate.receipts import receipt_perform, receipt_plan
 
@@ -12,7 +12,7 @@ from .. import erp
 from .entry import Entry, invoice_entry
 from .models import SupplierInvoice, SupplierInvoiceLine
 from .po import PurchaseOrder, issued_approval
-from .selectors import po_to_invoice, said
+from .selectors import po_to_invoice
 
 
 class InvoiceInvalid(DomainError):
@@ -24,9 +24,9 @@ def _duplicate(seller_tax_id: str, number: str) -> Conflict:
     other = SupplierInvoice.objects.filter(seller_tax_id=seller_tax_id, number=number).select_related(
         "task__purchase_request").first()
     request = getattr(getattr(other.task, "purchase_request", None), "number", "") if other else ""
-    return said(Conflict, _("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); "
-                            "an invoice is entered once.") % {"number": number, "tax_id": seller_tax_id,
-                                                              "request": request or "—"})
+    return said(Conflict(_("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); "
+                           "an invoice is entered once.") % {"number": number, "tax_id": seller_tax_id,
+                                                             "request": request or "—"}))
 
 
 def _refused(error: ValidationError) -> InvoiceInvalid:
@@ -98,7 +98,7 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
     if invoice.status == SupplierInvoice.Status.POSTED:
         return invoice
     if invoice.status != SupplierInvoice.Status.MATCHED:
-        raise said(Conflict, _("Only a matched invoice is posted to the ERP."))
+        raise said(Conflict(_("Only a matched invoice is posted to the ERP.")))
     receipt = receipt_plan(task=invoice.task, operation=erp.POST_SUPPLIER_INVOICE, scope=f"invoice:{invoice.pk}",
                            request=posting_request(invoice))
 
