@@ -2,7 +2,6 @@
 from functools import cached_property
 
 from procurement import selectors
-from procurement.models import Membership
 from procurement.notices.selectors import notices_unread_count
 
 
@@ -20,9 +19,7 @@ class Nav:
 
     @cached_property
     def is_accounts_payable(self) -> bool:
-        """Accounts payable or an admin (selectors.is_accounts_payable), from the roles already read."""
-        return self.user.is_authenticated and self.user.is_active and (
-            self.user.is_superuser or Membership.Role.ACCOUNTS_PAYABLE in self.roles)
+        return selectors.is_accounts_payable(self.user, self.roles)
 
     @cached_property
     def unread_notices(self) -> int:

@@ -25,10 +25,16 @@ def may_receive(user, task) -> bool:
     return user.is_active and (task.initiator_id == user.pk or _member_of(user, task))
 
 
-def is_accounts_payable(user) -> bool:
-    """Accounts payable (the membership role `accounts_payable`, DESIGN §10: carol) or an admin."""
-    return user.is_active and (
-        user.is_superuser or Membership.objects.filter(user=user, role=Membership.Role.ACCOUNTS_PAYABLE).exists())
+def is_accounts_payable(user, roles: set[str] | None = None) -> bool:
+    """Accounts payable (the membership role `accounts_payable`, DESIGN §10: carol) or an admin.
+    `roles`: roles_held(user), when already read (the page header)."""
+    if not (user.is_authenticated and user.is_active):
+        return False
+    if user.is_superuser:
+        return True
+    if roles is not None:
+        return Membership.Role.ACCOUNTS_PAYABLE in roles
+    return Membership.objects.filter(user=user, role=Membership.Role.ACCOUNTS_PAYABLE).exists()
 
 
 def may_close_short(user, task) -> bool:
