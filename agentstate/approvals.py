@@ -168,11 +168,10 @@ def _lock(approval_id) -> Approval:
     """The approval and its task under their row locks, the task's first: every move (a rewind, an
     amendment) locks the task before the approvals it supersedes, so a decision taking the same
     order never deadlocks with one."""
-    task_id = (Approval.objects.filter(pk=approval_id).values_list("task_id", flat=True).first()
-               if is_uuid(approval_id) else None)
-    if task_id is None:
+    if not is_uuid(approval_id):
         raise NotFound("No such approval.")
-    Task.objects.select_for_update(no_key=True).filter(pk=task_id).values("pk").first()
+    # The task's row only (`of`), found through the approval: one statement.
+    Task.objects.select_for_update(no_key=True, of=("self",)).filter(approvals__pk=approval_id).values("pk").first()
     approval = Approval.objects.select_for_update(no_key=True).select_related("task").filter(pk=approval_id).first()
     if approval is None:
         raise NotFound("No such approval.")
