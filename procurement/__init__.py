@@ -1,4 +1,4 @@
 """The procurement app: purchase requests handled by an agent, with people in the loop."""
-from .celery import app as celery_app
+from procurement.celery import app as celery_app
 
 __all__ = ["celery_app"]

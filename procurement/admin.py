@@ -20,8 +20,8 @@ from agentstate.codewords import coded_filter, column, task_column, use_labels
 from agentstate.errors import DomainError, StaleVersion
 from agentstate.models import Task
 
-from . import labels, offboarding, review, services, words, workflow
-from .models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
+from procurement import labels, offboarding, review, services, words, workflow
+from procurement.models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier, UserPreference)
 
 
@@ -392,4 +392,4 @@ class UserAdmin(DjangoUserAdmin):
             except DomainError as refused:
                 self.message_user(request, f"{person.get_username()}: {_refusal_words(refused)}", messages.ERROR)
         return None
-from .policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)
+from procurement.policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)

@@ -10,9 +10,9 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from . import erp, people, queueing, selectors, signals, steps, tasks, words, workflow  # noqa: F401 (tasks, signals, people, words: register)
-        from .timetravel import PurchaseHooks
-        from .policy import deciding
+        from procurement import erp, people, queueing, selectors, signals, steps, tasks, words, workflow  # noqa: F401 (tasks, signals, people, words: register)
+        from procurement.timetravel import PurchaseHooks
+        from procurement.policy import deciding
 
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
@@ -24,11 +24,11 @@ class ProcurementConfig(AppConfig):
             time_travel=PurchaseHooks(),
             step_decider=deciding.step_decider,
         ))
-        from .selectors.memory import register as register_memory_policy
+        from procurement.selectors.memory import register as register_memory_policy
 
         register_memory_policy()
-        from . import deploy  # noqa: F401  (registers the deployment checks)
-        from .invoicing import checks  # noqa: F401  (registers the COMPANY_TAX_ID check)
-        from . import telemetry
+        from procurement import deploy  # noqa: F401  (registers the deployment checks)
+        from procurement.invoicing import checks  # noqa: F401  (registers the COMPANY_TAX_ID check)
+        from procurement import telemetry
 
         telemetry.setup()

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
 
-from .models import BudgetReservation, Department
+from procurement.models import BudgetReservation, Department
 
 SOFT, CAP = "soft", "cap"
 HOLD_POLICIES = (SOFT, CAP)

@@ -2,7 +2,7 @@
 from django.db import connection
 from django.http import JsonResponse
 
-from .celery import app as celery_app
+from procurement.celery import app as celery_app
 
 
 def _database_ok() -> bool:

@@ -14,7 +14,7 @@ from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
 from agentstate.memory.derivers import MASK
 from agentstate.memory.models import Kind, MemoryEntry, MemoryVersion, Scope, Sensitivity
 
-from . import erp, workflow
+from procurement import erp, workflow
 
 # Short words for badges and lists.
 STATE_LABELS = {
@@ -312,7 +312,7 @@ department_label_lazy = lazy(department_label, str)
 def department_code_label(code: str) -> str:
     """A department known only by its code (a draft's, a sentence of the agent's) by its name in
     the reader's language; a code no department has stays as written."""
-    from .models import Department
+    from procurement.models import Department
 
     return department_label(Department.objects.filter(code=code).first()) or code if code else ""
 
@@ -323,7 +323,7 @@ department_code_label_lazy = lazy(department_code_label, str)
 def role_group_label(name: str) -> str:
     """A role group (selectors.grants.role_group_name: "ENG manager", "* director") as its reader
     says it: 「工程部 · 部門主管」, 「所有部門 · 處長」; a group named by hand stays as written."""
-    from .models import Membership
+    from procurement.models import Membership
 
     code, _space, role = name.partition(" ")
     if role not in Membership.Role.values or not code:
@@ -354,7 +354,7 @@ def is_agent(actor: str) -> bool:
 
 def actor_label(actor: str) -> str:
     """「採購助理」/"the agent" for the runtime; a person by their name (procurement.people)."""
-    from .people import person_label
+    from procurement.people import person_label
 
     return str(AGENT) if is_agent(actor) else person_label(actor)
 
@@ -386,7 +386,7 @@ def redactions_in(text: str) -> str:
     """A turn's text with every removal marker in the reader's language; the rest as written."""
     if "[re" not in (text or ""):
         return text
-    from .offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
+    from procurement.offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
 
     text = _REMOVED_BY.sub(lambda m: pgettext("redaction", "[removed: memory deleted by %(who)s on %(day)s]")
                            % m.groupdict(), text)

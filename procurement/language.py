@@ -7,7 +7,7 @@ from django.dispatch import receiver
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language
 
-from .models import UserPreference
+from procurement.models import UserPreference
 
 
 class LanguageForm(forms.Form):

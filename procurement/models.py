@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from guardian.models import UserObjectPermissionBase
 
-from .invoicing.taxid import validate_tax_id
+from procurement.invoicing.taxid import validate_tax_id
 
 
 def money(**kwargs):
@@ -36,7 +36,7 @@ class Department(models.Model):
         ]
 
     def __str__(self):
-        from .labels import department_with_code  # labels reads these models' names: import when shown
+        from procurement.labels import department_with_code  # labels reads these models' names: import when shown
 
         return department_with_code(self)
 
@@ -314,10 +314,10 @@ class ApprovalGrant(UserObjectPermissionBase):
 
 
 # The approval policy and delegations live in their own package; importing them here registers them.
-from .policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
+from procurement.policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
 # Supplier invoices, likewise.
-from .invoicing.models import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401
+from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401
 
 
 # Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
-from .receiving.models import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
+from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401

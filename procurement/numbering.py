@@ -6,7 +6,7 @@ never reused; a request abandoned as a chat draft never takes one."""
 from django.db import connection
 from django.utils import timezone
 
-from .models import RequestCounter
+from procurement.models import RequestCounter
 
 # One statement on PostgreSQL and SQLite (3.35+): the row lock it takes is held until commit,
 # so two confirmations in the same year are numbered one after the other, never alike.

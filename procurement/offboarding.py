@@ -15,9 +15,9 @@ from agentstate.models import Session, Task
 from agentstate.said import say
 from agentstate.turns import turns_redact
 
-from . import services, workflow
-from .models import Notice, Notification
-from .tokens import tokens_revoke
+from procurement import services, workflow
+from procurement.models import Notice, Notification
+from procurement.tokens import tokens_revoke
 
 TASK_POLICIES = ("cancel",)
 REDACTED = "[redacted]"

@@ -22,8 +22,8 @@ from django.utils.translation import get_supported_language_variant
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from .language import user_language_remember
-from .models import Department, Membership
+from procurement.language import user_language_remember
+from procurement.models import Department, Membership
 
 log = logging.getLogger(__name__)
 ROLES = (Membership.Role.REQUESTER, Membership.Role.MANAGER, Membership.Role.DIRECTOR)

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from agentstate import trace
 
-from .models import Notification
+from procurement.models import Notification
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from .invoicing.tax import cents, totals
+from procurement.invoicing.tax import cents, totals
 
 CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
 

@@ -5,8 +5,8 @@ import logging
 
 from django.db import transaction
 
-from .celery import app
-from .notices.derive import notices_for_task
+from procurement.celery import app
+from procurement.notices.derive import notices_for_task
 
 log = logging.getLogger(__name__)
 ADVANCE = "procurement.tasks.advance"

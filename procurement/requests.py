@@ -18,9 +18,9 @@ from django.utils.translation import pgettext
 
 from agentstate.models import Approval, Task
 
-from . import labels, workflow
-from .receiving.progress import Progress, progress_of, standing_words
-from .people import people_labels, person_label
+from procurement import labels, workflow
+from procurement.receiving.progress import Progress, progress_of, standing_words
+from procurement.people import people_labels, person_label
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
 APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
@@ -148,7 +148,7 @@ def stand_in_words(person: str, stand_ins) -> str:
 def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:
     """(delegator, delegate) for each running delegation of these people (one query per request, shared
     with the header's; none for nobody)."""
-    from .selectors.delegations import running_delegations
+    from procurement.selectors.delegations import running_delegations
 
     if not usernames:
         return ()

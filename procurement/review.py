@@ -25,13 +25,13 @@ from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record, receipt_renew_budget
 from agentstate.said import Said, event_fields, say
 
-from . import erp, settling, steps, workflow
-from .people import person_label
-from .policy import last_step
-from .labels import state_label
-from .words import event_reason
-from .queueing import enqueue_advance, notify_on_commit
-from .selectors.queue import review_task_for
+from procurement import erp, settling, steps, workflow
+from procurement.people import person_label
+from procurement.policy import last_step
+from procurement.labels import state_label
+from procurement.words import event_reason
+from procurement.queueing import enqueue_advance, notify_on_commit
+from procurement.selectors.queue import review_task_for
 
 MAX_REASON = 1000
 MAX_EXTERNAL_ID = 120

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from agentstate.models import Task
 
-from .models import BudgetReservation, PurchaseRequest, Supplier
+from procurement.models import BudgetReservation, PurchaseRequest, Supplier
 
 
 def requisition_request(task: Task, request: PurchaseRequest) -> dict:

@@ -12,15 +12,15 @@ from agentstate.machine import fire, task_create, task_retag
 from agentstate.models import Approval, Task
 from agentstate.said import Said, say
 
-from . import budget, workflow
-from .models import Department, Membership, PurchaseRequest, RequestLine
-from .numbering import request_number_next
-from .queueing import enqueue_advance, notify_on_commit
-from .review import what_changed
-from .selectors import forks
-from .selectors.grants import grant_requester
-from .selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
-from .settling import cancel_settled
+from procurement import budget, workflow
+from procurement.models import Department, Membership, PurchaseRequest, RequestLine
+from procurement.numbering import request_number_next
+from procurement.queueing import enqueue_advance, notify_on_commit
+from procurement.review import what_changed
+from procurement.selectors import forks
+from procurement.selectors.grants import grant_requester
+from procurement.selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
+from procurement.settling import cancel_settled
 
 
 def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:

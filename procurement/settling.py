@@ -22,12 +22,12 @@ from agentstate.errors import Conflict
 from agentstate.receipts import receipt_record
 from agentstate.said import Said, say
 
-from . import erp, steps
-from .labels import OPERATION_LABELS, department_label, label
-from .models import BudgetReservation, Notification
-from .money import ntd
-from .queueing import enqueue_advance, notify_on_commit
-from .words import error_words
+from procurement import erp, steps
+from procurement.labels import OPERATION_LABELS, department_label, label
+from procurement.models import BudgetReservation, Notification
+from procurement.money import ntd
+from procurement.queueing import enqueue_advance, notify_on_commit
+from procurement.words import error_words
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.

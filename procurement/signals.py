@@ -6,8 +6,8 @@ from django.dispatch import receiver
 
 from agentstate.models import Approval
 
-from .models import Membership
-from .selectors.grants import grant_approval, groups_sync, revoke_approval
+from procurement.models import Membership
+from procurement.selectors.grants import grant_approval, groups_sync, revoke_approval
 
 
 @receiver(m2m_changed, sender=Approval.approvers.through)

@@ -15,11 +15,11 @@ from agentstate.models import Approval, Task
 from agentstate.recovery import recovery_pass
 from agentstate.upgrades import task_upgrade
 
-from . import queueing, retries, steps
-from .faults import crash_point
-from .notices.derive import approval_reminders, notices_catch_up
-from .outbox import outbox_dispatch, outbox_mark_stuck
-from .receiving.services import erp_receipt_send
+from procurement import queueing, retries, steps
+from procurement.faults import crash_point
+from procurement.notices.derive import approval_reminders, notices_catch_up
+from procurement.outbox import outbox_dispatch, outbox_mark_stuck
+from procurement.receiving.services import erp_receipt_send
 
 log = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
@@ -117,8 +117,8 @@ def recover():
 @shared_task
 def escalate_approvals():
     """Offer approval steps waiting past their escalation time to their backup (beat), and tell them."""
-    from .notices.derive import notices_for_task
-    from .policy.escalation import approvals_escalate
+    from procurement.notices.derive import notices_for_task
+    from procurement.policy.escalation import approvals_escalate
 
     escalated = approvals_escalate()
     for task_id in Approval.objects.filter(pk__in=escalated).values_list("task_id", flat=True):

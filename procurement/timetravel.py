@@ -16,15 +16,15 @@ from agentstate.receipts import receipt_plan, receipt_reconcile, receipt_record
 from agentstate.said import say
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
-from . import erp, steps, workflow
-from .budget import LIVE as LIVE_HOLDS
-from .budget import budget_release
-from .labels import department_label
-from .models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
-from .money import ntd
-from .numbering import request_number_next
-from .queueing import notify_on_commit
-from .selectors import may_review, may_travel, task_for, task_to_travel
+from procurement import erp, steps, workflow
+from procurement.budget import LIVE as LIVE_HOLDS
+from procurement.budget import budget_release
+from procurement.labels import department_label
+from procurement.models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
+from procurement.money import ntd
+from procurement.numbering import request_number_next
+from procurement.queueing import notify_on_commit
+from procurement.selectors import may_review, may_travel, task_for, task_to_travel
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
@@ -201,7 +201,7 @@ class PurchaseHooks:
         if task.state == workflow.PAUSED:
             return "resume"
         if task.state == workflow.NEEDS_REVIEW:
-            from .review import RETRY_EVENTS
+            from procurement.review import RETRY_EVENTS
 
             return RETRY_EVENTS.get(task.step, "reconcile")
         return None

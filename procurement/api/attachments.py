@@ -11,10 +11,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
-from ..pages.quote_sheet import chat_lang
-from ..quotesheet.chat import chat_attach
-from .chat import MessageOut
+from procurement import selectors
+from procurement.pages.quote_sheet import chat_lang
+from procurement.quotesheet.chat import chat_attach
+from procurement.api.chat import MessageOut
 
 AttachIn = inline_serializer("QuoteSheetAttachIn", {
     "file": serializers.FileField(help_text="The quote sheet: .xlsx or .csv with the columns 品項 (item), 供應商 "

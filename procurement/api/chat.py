@@ -6,8 +6,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
-from ..chat.runtime import chat_turn
+from procurement import selectors
+from procurement.chat.runtime import chat_turn
 
 MessageIn = inline_serializer("ChatMessageIn", {"text": serializers.CharField()})
 MessageOut = inline_serializer("ChatMessageOut", {

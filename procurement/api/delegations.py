@@ -4,9 +4,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from ..policy.delegation import delegation_create, delegation_delete, delegations_of
-from ..policy.models import Delegation
-from .views import ApiView
+from procurement.policy.delegation import delegation_create, delegation_delete, delegations_of
+from procurement.policy.models import Delegation
+from procurement.api.views import ApiView
 
 
 class DelegationSerializer(serializers.ModelSerializer):

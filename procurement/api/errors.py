@@ -11,7 +11,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agentstate.errors import DomainError
 
-from ..words import CODES, coded_refusal, refusal, refusal_errors, render
+from procurement.words import CODES, coded_refusal, refusal, refusal_errors, render
 
 
 def exception_handler(exc, context):

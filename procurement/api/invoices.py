@@ -7,11 +7,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from ..invoicing import selectors as invoicing
-from ..invoicing.models import SupplierInvoice, SupplierInvoiceLine
-from ..invoicing.services import invoice_enter, posting_receipt
-from .serializers import StrictIntegerField, money
-from .views import ApiView
+from procurement.invoicing import selectors as invoicing
+from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine
+from procurement.invoicing.services import invoice_enter, posting_receipt
+from procurement.api.serializers import StrictIntegerField, money
+from procurement.api.views import ApiView
 
 TEXT = {"required": False, "allow_blank": True}
 

@@ -16,7 +16,7 @@ from agentstate.memory.deletion import memory_delete, memory_delete_preview
 from agentstate.memory.models import MemoryEntry, MemoryVersion
 from agentstate.memory.services import memory_confirm, memory_correct, memory_submit
 
-from ..selectors import memory as selectors
+from procurement.selectors import memory as selectors
 
 
 def status_field(choices) -> serializers.CharField:

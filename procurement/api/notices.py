@@ -3,9 +3,9 @@ from django.utils import translation
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
-from ..models import Notice
-from ..notices.selectors import notices_for
-from .views import ApiView, caller_language
+from procurement.models import Notice
+from procurement.notices.selectors import notices_for
+from procurement.api.views import ApiView, caller_language
 
 
 class NotificationSerializer(serializers.ModelSerializer):

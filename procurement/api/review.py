@@ -10,10 +10,10 @@ from rest_framework.response import Response
 
 from agentstate.errors import NotFound
 
-from .. import review, selectors
-from ..words import event_reason
-from .serializers import StrictIntegerField
-from .views import ApiView, task_body
+from procurement import review, selectors
+from procurement.words import event_reason
+from procurement.api.serializers import StrictIntegerField
+from procurement.api.views import ApiView, task_body
 
 ACTIONS = {"reconcile": review.review_reconcile, "record-outcome": review.review_record_outcome,
            "retry": review.review_retry, "cancel": review.review_cancel}

@@ -8,11 +8,11 @@ from rest_framework import serializers
 from agentstate.approvals import DECISIONS
 from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
-from .. import labels, selectors
-from ..limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
+from procurement import labels, selectors
+from procurement.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
-from ..requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
-from ..receiving.progress import progress_of
+from procurement.requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
+from procurement.receiving.progress import progress_of
 
 MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}
 NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -325,12 +325,12 @@ class ApprovalSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(ChainStepSerializer(many=True))
     def get_chain(self, approval) -> list:
-        from ..policy.chain import chain_view
+        from procurement.policy.chain import chain_view
 
         return ChainStepSerializer(chain_view(approval), many=True).data
 
     def get_policy_version(self, approval) -> int | None:
-        from ..policy.chain import policy_version
+        from procurement.policy.chain import policy_version
 
         return policy_version(approval)
 

@@ -7,10 +7,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from .. import selectors, timetravel
-from ..limits import MAX_LINES
-from .serializers import LineInputSerializer, StrictIntegerField, TaskDetailSerializer
-from .views import ApiView, task_body
+from procurement import selectors, timetravel
+from procurement.limits import MAX_LINES
+from procurement.api.serializers import LineInputSerializer, StrictIntegerField, TaskDetailSerializer
+from procurement.api.views import ApiView, task_body
 
 ID = OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 

@@ -2,8 +2,8 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from ..receiving import api as receiving
-from . import attachments, chat, delegations, invoices, memory, notices, review, timetravel, tokens, views
+from procurement.receiving import api as receiving
+from procurement.api import attachments, chat, delegations, invoices, memory, notices, review, timetravel, tokens, views
 
 app_name = "api"
 

@@ -11,12 +11,12 @@ from rest_framework.response import Response
 
 from agentstate.models import Session
 
-from .. import selectors, services
-from ..selectors import grants
-from ..language import language_of
-from ..people import remember
-from ..requests import named_in, request_now, requests_of, stand_ins_for
-from .serializers import (
+from procurement import selectors, services
+from procurement.selectors import grants
+from procurement.language import language_of
+from procurement.people import remember
+from procurement.requests import named_in, request_now, requests_of, stand_ins_for
+from procurement.api.serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,
     CancelSerializer,

@@ -8,8 +8,8 @@ import re
 from dataclasses import asdict
 from decimal import Decimal, InvalidOperation
 
-from .. import workflow
-from .brain import Context, TaskView
+from procurement import workflow
+from procurement.chat.brain import Context, TaskView
 
 # REQ-2026-0001 (a request), REQ-000123 (an ERP requisition), PO-000045 (a purchase order).
 REFERENCE = re.compile(r"(?<![A-Za-z0-9])(?:REQ|PO)-[A-Za-z0-9]*\d[A-Za-z0-9-]*", re.IGNORECASE)

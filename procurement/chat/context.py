@@ -5,12 +5,12 @@ from django.utils import timezone
 
 from agentstate.models import Task, Turn
 
-from .. import workflow
-from ..models import Membership, Quote
-from ..requests import request_now
-from . import draft as drafts
-from . import facts, lexicon, memory_seam
-from .brain import Context, MemoryView, TaskView
+from procurement import workflow
+from procurement.models import Membership, Quote
+from procurement.requests import request_now
+from procurement.chat import draft as drafts
+from procurement.chat import facts, lexicon, memory_seam
+from procurement.chat.brain import Context, MemoryView, TaskView
 
 RECENT_TURNS = 12        # enough to follow a question and its answer; older talk lives in the summary
 TURN_CHARS = 500         # a long message is cut in the context, never in the stored turn

@@ -12,20 +12,20 @@ from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
 from agentstate.said import say as said_code
 
-from .. import selectors, services, workflow
-from ..quotesheet import chat as sheet_words
-from ..quotesheet import words
-from ..words import refusal
-from ..quotesheet.chat import pending_text
-from ..quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
-from ..models import Department
-from ..pricing import match_item
-from . import draft as drafts
-from . import dates, facts, lexicon, memory_seam
-from .brain import Context, InvalidAction, Proposal, TaskView, parse_action
-from .context import task_view
-from .phrases import join, language, listed, say
-from .status import (change_reply, list_reply, money_reply, name_of, nudge_reply, po_reply, state_words,
+from procurement import selectors, services, workflow
+from procurement.quotesheet import chat as sheet_words
+from procurement.quotesheet import words
+from procurement.words import refusal
+from procurement.quotesheet.chat import pending_text
+from procurement.quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
+from procurement.models import Department
+from procurement.pricing import match_item
+from procurement.chat import draft as drafts
+from procurement.chat import dates, facts, lexicon, memory_seam
+from procurement.chat.brain import Context, InvalidAction, Proposal, TaskView, parse_action
+from procurement.chat.context import task_view
+from procurement.chat.phrases import join, language, listed, say
+from procurement.chat.status import (change_reply, list_reply, money_reply, name_of, nudge_reply, po_reply, state_words,
                      status_reply, stock_reply, supplier_reply, unknowable_reply, why_reply)
 
 

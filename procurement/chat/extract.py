@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..pricing import SYNONYMS, match_item
-from . import dates, lexicon, vocabulary
-from .normalise import cn_int
+from procurement.pricing import SYNONYMS, match_item
+from procurement.chat import dates, lexicon, vocabulary
+from procurement.chat.normalise import cn_int
 
 EN_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "

@@ -10,10 +10,10 @@ from django.db.models import Prefetch
 
 from agentstate.models import Approval, Receipt, Task
 
-from .. import erp, workflow
-from ..requests import NEVER_SUBMITTED, request_now
-from ..selectors.tasks import own_tasks
-from .brain import TaskView
+from procurement import erp, workflow
+from procurement.requests import NEVER_SUBMITTED, request_now
+from procurement.selectors.tasks import own_tasks
+from procurement.chat.brain import TaskView
 
 RECEIPTS, APPROVALS = 6, 3
 RECENT_REQUESTS = 10      # what "the laptop one" or "my requests" can point at in one turn

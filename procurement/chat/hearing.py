@@ -10,11 +10,11 @@ the row order. A handler may decline (None), and the next row is tried."""
 from dataclasses import dataclass
 from functools import cached_property
 
-from .. import workflow
-from . import lexicon
-from .brain import Context
-from .extract import extract
-from .questions import question_of
+from procurement import workflow
+from procurement.chat import lexicon
+from procurement.chat.brain import Context
+from procurement.chat.extract import extract
+from procurement.chat.questions import question_of
 
 ANY = "*"
 

@@ -4,7 +4,7 @@ Matches are deliberately narrow: a word that only *might* mean "cancel" must not
 request, so short intents (yes, cancel) must be the whole message."""
 import re
 
-from . import normalise
+from procurement.chat import normalise
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 

@@ -18,11 +18,11 @@ from django.conf import settings
 
 from agentstate.kinds import INITIATOR
 
-from .. import workflow
-from . import claims, dates
-from . import draft as drafts
-from .brain import ACTIONS, BrainUnavailable, Context, InvalidAction, NoAction, Proposal, Status, parse_action
-from .status import one_line
+from procurement import workflow
+from procurement.chat import claims, dates
+from procurement.chat import draft as drafts
+from procurement.chat.brain import ACTIONS, BrainUnavailable, Context, InvalidAction, NoAction, Proposal, Status, parse_action
+from procurement.chat.status import one_line
 
 log = logging.getLogger(__name__)
 

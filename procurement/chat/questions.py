@@ -6,8 +6,8 @@ A question is answered, never filed: it must not become a draft or an item."""
 import re
 from dataclasses import dataclass
 
-from ..pricing import match_item
-from . import lexicon
+from procurement.pricing import match_item
+from procurement.chat import lexicon
 
 REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
 # A request's id as the API and links carry it: asked about, it is that request or none of hers.

@@ -7,19 +7,19 @@ is exactly what would be submitted."""
 import re
 from datetime import date
 
-from .. import workflow
-from ..limits import MAX_QUANTITY
-from ..pricing import match_item
-from . import dates, lexicon
-from .brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
+from procurement import workflow
+from procurement.limits import MAX_QUANTITY
+from procurement.pricing import match_item
+from procurement.chat import dates, lexicon
+from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
-from .dates import day_words
-from .draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
-from .hearing import Heard, decide
-from .extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
-from .phrases import join, listed, say
-from .questions import REF, is_open_question
-from .status import name_of, one_line, state_words
+from procurement.chat.dates import day_words
+from procurement.chat.draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
+from procurement.chat.hearing import Heard, decide
+from procurement.chat.extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
+from procurement.chat.phrases import join, listed, say
+from procurement.chat.questions import REF, is_open_question
+from procurement.chat.status import name_of, one_line, state_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}

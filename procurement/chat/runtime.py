@@ -17,18 +17,18 @@ from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
-from .. import workflow
-from ..limits import MAX_CHAT_CHARS
-from ..language import CHAT_LANGUAGES, user_language_remember
-from ..quotesheet.chat import SheetBrain
-from ..selectors.sessions import may_post
-from .brain import Brain, Context, Proposal
-from .context import build_context, summarize
-from .dispose import Job, Outcome, dispose
-from .lexicon import language
-from .phrases import join, say
-from .normalise import normalise
-from .rules import RuleBrain
+from procurement import workflow
+from procurement.limits import MAX_CHAT_CHARS
+from procurement.language import CHAT_LANGUAGES, user_language_remember
+from procurement.quotesheet.chat import SheetBrain
+from procurement.selectors.sessions import may_post
+from procurement.chat.brain import Brain, Context, Proposal
+from procurement.chat.context import build_context, summarize
+from procurement.chat.dispose import Job, Outcome, dispose
+from procurement.chat.lexicon import language
+from procurement.chat.phrases import join, say
+from procurement.chat.normalise import normalise
+from procurement.chat.rules import RuleBrain
 
 CHAT_MAX_CHARS = MAX_CHAT_CHARS
 
@@ -83,7 +83,7 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
 def default_brain() -> Brain:
     """The LLM brain when a model is configured (falling back to the rules), else the rules."""
     if settings.LLM_BASE_URL and settings.LLM_MODEL:
-        from .llm import LlmBrain, WithFallback
+        from procurement.chat.llm import LlmBrain, WithFallback
 
         return WithFallback(LlmBrain.from_settings(), RuleBrain())
     return RuleBrain()

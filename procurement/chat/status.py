@@ -6,13 +6,13 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.text import capfirst
 
-from .. import erp, labels, selectors, workflow
-from ..words import event_reason, readable
-from ..people import person_label
-from ..requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
-from . import dates
-from . import draft as drafts
-from .phrases import join, language, listed, say
+from procurement import erp, labels, selectors, workflow
+from procurement.words import event_reason, readable
+from procurement.people import person_label
+from procurement.requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
+from procurement.chat import dates
+from procurement.chat import draft as drafts
+from procurement.chat.phrases import join, language, listed, say
 
 APPROVERS_SHOWN = 3
 

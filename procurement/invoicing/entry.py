@@ -15,12 +15,12 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..money import ntd
-from .einvoice_qr import decode_left
-from .numbers import validate_invoice_number
-from .po import PurchaseOrder
-from .tax import cents
-from .taxid import validate_tax_id
+from procurement.money import ntd
+from procurement.invoicing.einvoice_qr import decode_left
+from procurement.invoicing.numbers import validate_invoice_number
+from procurement.invoicing.po import PurchaseOrder
+from procurement.invoicing.tax import cents
+from procurement.invoicing.taxid import validate_tax_id
 
 MAX_AMOUNT = Decimal("999999999999.99")
 MAX_QUANTITY = 10_000

@@ -3,7 +3,7 @@ What the fields mean is checked by `entry.invoice_entry`, for the page and the A
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .po import PurchaseOrder
+from procurement.invoicing.po import PurchaseOrder
 
 HEADER = ("number", "date", "seller_tax_id", "subtotal", "tax", "total")
 MAX_PHOTO_BYTES = 8 * 1024 * 1024

@@ -10,14 +10,14 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from ..requests import request_now
-from .einvoice_qr import decode_left, read_photo
-from ..selectors.tasks import task_for
-from .forms import InvoiceForm
-from .po import purchase_order_of
-from .po_pdf import po_pdf
-from .selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
-from .services import InvoiceInvalid, invoice_enter
+from procurement.requests import request_now
+from procurement.invoicing.einvoice_qr import decode_left, read_photo
+from procurement.selectors.tasks import task_for
+from procurement.invoicing.forms import InvoiceForm
+from procurement.invoicing.po import purchase_order_of
+from procurement.invoicing.po_pdf import po_pdf
+from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
+from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 
 LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
 

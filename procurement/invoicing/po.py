@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from agentstate.models import Approval, Task
 
-from ..models import Supplier
+from procurement.models import Supplier
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from agentstate.models import ApprovalDecision
 
-from ..labels import item_label
-from ..money import ntd
-from ..people import person_label
-from .po import PurchaseOrder
+from procurement.labels import item_label
+from procurement.money import ntd
+from procurement.people import person_label
+from procurement.invoicing.po import PurchaseOrder
 
 FONT = "MSung-Light"
 

@@ -8,12 +8,12 @@ from agentstate.errors import Conflict, NotFound, NotPermitted, said
 from agentstate.ids import is_uuid
 from agentstate.models import Task
 
-from .. import workflow
-from ..models import Membership
-from ..selectors.receiving import is_accounts_payable  # noqa: F401 (the one rule, read here too)
-from ..selectors.tasks import may_view
-from .models import SupplierInvoice
-from .po import PurchaseOrder, purchase_order_of
+from procurement import workflow
+from procurement.models import Membership
+from procurement.selectors.receiving import is_accounts_payable  # noqa: F401 (the one rule, read here too)
+from procurement.selectors.tasks import may_view
+from procurement.invoicing.models import SupplierInvoice
+from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 
 
 def po_to_invoice(user, task_id) -> PurchaseOrder:

@@ -8,11 +8,11 @@ from agentstate.errors import Conflict, DomainError, said
 from agentstate.models import Receipt
 from agentstate.receipts import receipt_perform, receipt_plan
 
-from .. import erp
-from .entry import Entry, invoice_entry
-from .models import SupplierInvoice, SupplierInvoiceLine
-from .po import PurchaseOrder, issued_approval
-from .selectors import po_to_invoice
+from procurement import erp
+from procurement.invoicing.entry import Entry, invoice_entry
+from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine
+from procurement.invoicing.po import PurchaseOrder, issued_approval
+from procurement.invoicing.selectors import po_to_invoice
 
 
 class InvoiceInvalid(DomainError):

@@ -25,19 +25,19 @@ from django.utils.functional import lazy
 from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
 
-from .. import workflow
-from ..labels import actor_label
-from ..language import language_of
-from ..people import person_label
-from ..models import Notice, NoticeSource
-from ..outbox import notification_queue
-from ..policy.routing import OnlyTheRequester
-from ..requests import request_now
-from ..words import render
-from .render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
+from procurement import workflow
+from procurement.labels import actor_label
+from procurement.language import language_of
+from procurement.people import person_label
+from procurement.models import Notice, NoticeSource
+from procurement.outbox import notification_queue
+from procurement.policy.routing import OnlyTheRequester
+from procurement.requests import request_now
+from procurement.words import render
+from procurement.notices.render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)
-from .returned import notice_post, returned_question_post
-from .travel import TRAVEL_KINDS, travel_context
+from procurement.notices.returned import notice_post, returned_question_post
+from procurement.notices.travel import TRAVEL_KINDS, travel_context
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +274,7 @@ def _deciders_now(approval: Approval) -> list:
     have not decided yet: those on it, and today's delegates of those."""
     from agentstate.models import ApprovalDecision
 
-    from ..policy.models import Delegation
+    from procurement.policy.models import Delegation
 
     decided = set()
     for row in ApprovalDecision.objects.filter(approval=approval).values_list("decided_by_id", "on_behalf_of_id"):

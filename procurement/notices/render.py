@@ -10,10 +10,10 @@ from django.utils import translation
 
 from agentstate.models import Task
 
-from ..labels import department_label_lazy, items_summary_lazy
-from ..models import Department
-from ..people import person_label
-from ..requests import request_now
+from procurement.labels import department_label_lazy, items_summary_lazy
+from procurement.models import Department
+from procurement.people import person_label
+from procurement.requests import request_now
 
 SUBJECT_CHARS = 200
 

@@ -14,13 +14,13 @@ from agentstate import trace
 from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
-from ..language import CHAT_LANGUAGES
+from procurement.language import CHAT_LANGUAGES
 
 EXPECTS = "revision"
 
 
 def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
-    from ..chat.runtime import conversation_language  # the chat reaches the services: import late
+    from procurement.chat.runtime import conversation_language  # the chat reaches the services: import late
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
@@ -58,7 +58,7 @@ def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session
     conversation (`texts`: the notice in each site language; `language`: hers, before the
     conversation has one). A request made without the chat has no conversation, and none is
     opened for it (her notices and mail tell her)."""
-    from ..chat.runtime import conversation_language
+    from procurement.chat.runtime import conversation_language
 
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())

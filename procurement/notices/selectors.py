@@ -1,7 +1,7 @@
 """Reads of a person's notices: their own only, newest first."""
 from agentstate.models import Approval
 
-from ..models import Notice
+from procurement.models import Notice
 
 ASKS_FOR_A_DECISION = ("approval_new", "approval_reminder", "approval_escalated")
 

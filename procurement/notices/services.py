@@ -3,7 +3,7 @@ from django.utils import timezone
 
 from agentstate.errors import NotFound
 
-from ..models import Notice
+from procurement.models import Notice
 
 
 def notice_mark_read(*, user, notice_id: int) -> Notice:

@@ -15,17 +15,17 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from .. import labels, selectors, services
-from ..budget import budget_outlook
-from ..people import people_labels, person_label, remember
-from ..policy.chain import withdrawn
-from ..policy.deciding import step_decider, step_people
-from ..policy.rules import amount_words
-from ..policy.words import chain_lines
-from ..requests import active_stand_ins
-from ..words import refusal
-from ..templatetags.money import ntd
-from . import inbox as inbox_rows
+from procurement import labels, selectors, services
+from procurement.budget import budget_outlook
+from procurement.people import people_labels, person_label, remember
+from procurement.policy.chain import withdrawn
+from procurement.policy.deciding import step_decider, step_people
+from procurement.policy.rules import amount_words
+from procurement.policy.words import chain_lines
+from procurement.requests import active_stand_ins
+from procurement.words import refusal
+from procurement.templatetags.money import ntd
+from procurement.pages import inbox as inbox_rows
 
 DECIDED = ("approved", "rejected", "returned")
 

@@ -13,13 +13,13 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
-from .. import selectors
-from ..api.throttles import chat_wait
-from ..chat.runtime import conversation_language
-from ..models import PurchaseRequest
-from ..words import refusal
-from .chat_forms import ChatMessageForm
-from .tasks import task_context
+from procurement import selectors
+from procurement.api.throttles import chat_wait
+from procurement.chat.runtime import conversation_language
+from procurement.models import PurchaseRequest
+from procurement.words import refusal
+from procurement.pages.chat_forms import ChatMessageForm
+from procurement.pages.tasks import task_context
 
 
 def _session(user, session_id) -> Session:
@@ -58,7 +58,7 @@ def chat_page(request, session_id):
 def chat_message(request, session_id):
     """One turn from the page: throttled like the API's chat (same rate, same count per person),
     checked by the same rules, then the same chat_turn."""
-    from ..chat.runtime import chat_turn
+    from procurement.chat.runtime import chat_turn
 
     session = _session(request.user, session_id)
     seen = session.turns.count()

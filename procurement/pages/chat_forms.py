@@ -5,9 +5,9 @@ from django.utils.translation import gettext_lazy as _
 
 from agentstate.errors import DomainError
 
-from ..chat.runtime import message_checked
-from ..inputguard import InputRefused, check_text
-from ..limits import MAX_CHAT_CHARS
+from procurement.chat.runtime import message_checked
+from procurement.inputguard import InputRefused, check_text
+from procurement.limits import MAX_CHAT_CHARS
 
 
 class ChatMessageForm(forms.Form):

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agentstate.errors import DomainError, NotFound
 
-from ..people import person_label
-from ..policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
-from ..selectors.roles import approvers, uses_delegations
+from procurement.people import person_label
+from procurement.policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
+from procurement.selectors.roles import approvers, uses_delegations
 
 
 # A date input reads and writes ISO dates whatever the page's language ("2026-11-30", not 2026年11月30日).

@@ -6,7 +6,7 @@ from django.template.loader import render_to_string
 
 from agentstate.errors import DomainError
 
-from ..words import refusal
+from procurement.words import refusal
 
 
 class DomainErrorMiddleware:

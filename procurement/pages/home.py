@@ -8,11 +8,11 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError
 
-from .. import services
-from ..people import remember
-from ..requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
-from .context import Nav
-from .request_forms import HomeFilterForm, NewRequestForm, line_formset, line_formset_more
+from procurement import services
+from procurement.people import remember
+from procurement.requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
+from procurement.pages.context import Nav
+from procurement.pages.request_forms import HomeFilterForm, NewRequestForm, line_formset, line_formset_more
 
 PAGE_SIZE = 20
 TABS = [(OPEN, _("Open")), (FINISHED, _("Finished")), (ALL, _("All"))]

@@ -16,11 +16,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from openpyxl import Workbook
 
-from .. import labels, selectors
-from ..people import people_labels, person_label
-from ..policy.rules import amount_words
-from ..policy.words import approval_status_words, role_label
-from ..templatetags.money import ntd
+from procurement import labels, selectors
+from procurement.people import people_labels, person_label
+from procurement.policy.rules import amount_words
+from procurement.policy.words import approval_status_words, role_label
+from procurement.templatetags.money import ntd
 
 PER_PAGE = 20
 EXPORT_LIMIT = 10_000
@@ -118,7 +118,7 @@ def rows(approvals, viewer=None) -> list[Row]:
     limits = selectors.manager_limits(approvals)
     stands_in_for = set()
     if viewer is not None and approvals:
-        from ..selectors.delegations import stands_in_for as running_for
+        from procurement.selectors.delegations import stands_in_for as running_for
 
         stands_in_for = {row.delegator for row in running_for(viewer)}
     return [_row(approval, limits, viewer, stands_in_for) for approval in approvals]

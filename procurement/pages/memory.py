@@ -24,10 +24,10 @@ from agentstate.memory.deletion import memory_delete, memory_delete_preview
 from agentstate.memory.models import MAX_CONTENT, Kind, MemoryEntry, MemoryVersion, Scope
 from agentstate.memory.services import memory_confirm, memory_correct
 
-from ..selectors import memory as selectors
-from ..limits import MAX_REASON_CHARS
-from ..words import coded_refusal, refusal_errors
-from .memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
+from procurement.selectors import memory as selectors
+from procurement.limits import MAX_REASON_CHARS
+from procurement.words import coded_refusal, refusal_errors
+from procurement.pages.memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
 PER_PAGE = 50
 MAX_REASON = MAX_REASON_CHARS

@@ -11,8 +11,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import NotFound
 
-from ..notices.selectors import nothing_left_to_decide, notices_for
-from ..notices.services import notice_mark_read, notices_mark_all_read
+from procurement.notices.selectors import nothing_left_to_decide, notices_for
+from procurement.notices.services import notice_mark_read, notices_mark_all_read
 
 PAGE_SIZE = 30
 PAGE = "procurement/notices.html"

@@ -17,13 +17,13 @@ from agentstate.artifacts.services import ArtifactPruned, artifact_read, artifac
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
-from .. import selectors
-from ..api.throttles import chat_wait
-from ..limits import MAX_CHAT_CHARS
-from ..quotesheet.chat import chat_attach
-from ..words import refusal
-from .chat import _context, _session
-from .tasks import task_context
+from procurement import selectors
+from procurement.api.throttles import chat_wait
+from procurement.limits import MAX_CHAT_CHARS
+from procurement.quotesheet.chat import chat_attach
+from procurement.words import refusal
+from procurement.pages.chat import _context, _session
+from procurement.pages.tasks import task_context
 
 
 class AttachForm(forms.Form):

@@ -11,8 +11,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
 
-from .. import review, selectors
-from ..policy import last_step
+from procurement import review, selectors
+from procurement.policy import last_step
 
 PAGE = "procurement/review.html"
 ACTIONS = {"reconcile": review.review_reconcile, "record-outcome": review.review_record_outcome,

@@ -11,16 +11,16 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError, NotFound, NotPermitted
 from agentstate.kinds import get_kind
 
-from .. import selectors, services, workflow
-from ..labels import is_agent
-from ..people import remember
-from ..requests import named_in, request_now
-from ..words import refusal
-from ..selectors.grants import watcher_add, watcher_remove, watchers_of
-from ..receiving.forms import receive_form_for
-from ..receiving.services import goods_receipt_record
-from .request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
-from .timetravel import travel_context
+from procurement import selectors, services, workflow
+from procurement.labels import is_agent
+from procurement.people import remember
+from procurement.requests import named_in, request_now
+from procurement.words import refusal
+from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
+from procurement.receiving.forms import receive_form_for
+from procurement.receiving.services import goods_receipt_record
+from procurement.pages.request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
+from procurement.pages.timetravel import travel_context
 
 PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
 

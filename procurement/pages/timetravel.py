@@ -14,9 +14,9 @@ from agentstate.errors import DomainError, NotPermitted, said
 from agentstate.timetravel import FORKED_EVENT
 from agentstate.models import Task
 
-from .. import selectors, timetravel, workflow
-from ..models import PurchaseRequest, Supplier
-from ..words import refusal
+from procurement import selectors, timetravel, workflow
+from procurement.models import PurchaseRequest, Supplier
+from procurement.words import refusal
 
 PAGE = "procurement/task.html"
 MAX_ID = 2**63 - 1
@@ -71,7 +71,7 @@ def _uuid(value):
 
 
 def _page(request, task, status=200, **extra):
-    from .tasks import task_context
+    from procurement.pages.tasks import task_context
 
     task = selectors.task_timeline(selectors.task_for(request.user, task.pk))
     return render(request, PAGE, task_context(request.user, task) | extra, status=status)
@@ -90,7 +90,7 @@ def _not_admin() -> NotPermitted:
 
 
 def _task(request, task_id):
-    from .tasks import _task as visible
+    from procurement.pages.tasks import _task as visible
 
     return visible(request.user, task_id)
 

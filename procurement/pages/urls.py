@@ -1,7 +1,7 @@
 from django.urls import path
 
-from ..invoicing import pages as invoicing
-from . import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
+from procurement.invoicing import pages as invoicing
+from procurement.pages import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
 
 urlpatterns = [
     path("", home.home, name="home"),

@@ -9,9 +9,9 @@ from decimal import Decimal
 
 from django.db.models import Q
 
-from ..models import Membership
-from .models import Delegation
-from .routing import step_roles
+from procurement.models import Membership
+from procurement.policy.models import Delegation
+from procurement.policy.routing import step_roles
 
 
 def step_people(approval) -> set:
@@ -50,7 +50,7 @@ def _decided(approval) -> set:
 def delegators_of(user, on=None) -> set:
     """The people `user` stands in for on `on` (today: read once per request)."""
     if on is None:
-        from ..selectors.delegations import stands_in_for
+        from procurement.selectors.delegations import stands_in_for
 
         return {row.delegator_id for row in stands_in_for(user)}
     return set(Delegation.objects.active(on).filter(delegate=user).values_list("delegator_id", flat=True))

@@ -10,9 +10,9 @@ from django.utils.translation import gettext as _
 
 from agentstate.errors import DomainError, NotFound, said
 
-from ..selectors.delegations import forget_delegations
-from ..selectors.roles import approvers
-from .models import Delegation
+from procurement.selectors.delegations import forget_delegations
+from procurement.selectors.roles import approvers
+from procurement.policy.models import Delegation
 
 
 def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | None) -> dict[str, list[str]]:

@@ -11,9 +11,9 @@ from agentstate.actors import Actor
 from agentstate.approvals import approval_offer
 from agentstate.models import Approval
 
-from .. import workflow
-from ..models import Membership
-from .models import NEXT_STEP as NEXT
+from procurement import workflow
+from procurement.models import Membership
+from procurement.policy.models import NEXT_STEP as NEXT
 
 
 def approvals_escalate(now=None) -> list:

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 
 from agentstate.errors import DomainError, NotPermitted
 
-from ..models import Membership
-from ..selectors.roles import APPROVER_ROLES
+from procurement.models import Membership
+from procurement.selectors.roles import APPROVER_ROLES
 
 ROUTING_STEP = "route"  # the step that found no rule or nobody to decide
 

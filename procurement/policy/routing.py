@@ -13,8 +13,8 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from ..models import Membership
-from .rules import current_policy, rule_for
+from procurement.models import Membership
+from procurement.policy.rules import current_policy, rule_for
 
 # A manager's step is open to the directors too (they may decide what a manager could), unless
 # another step of the same chain asks for a director: then they decide there, once.
@@ -51,7 +51,7 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
     Without any policy version yet, the route is the built-in one (procurement.access)."""
     policy = current_policy()
     if policy is None:
-        from ..selectors.approvals import approval_route
+        from procurement.selectors.approvals import approval_route
 
         return approval_route(department=department, total=total, requester=requester)
     rule = rule_for(policy, department=department.code, total=total, categories=categories, supplier=supplier)

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from ..money import ntd
-from .models import ApprovalPolicy, PolicyRule
+from procurement.money import ntd
+from procurement.policy.models import ApprovalPolicy, PolicyRule
 
 
 @dataclass(frozen=True)

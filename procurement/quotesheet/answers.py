@@ -3,9 +3,9 @@ price, a corrected price, a tax ID (統一編號) or the catalogue item meant. N
 import re
 from decimal import Decimal
 
-from ..chat import lexicon
-from ..pricing import match_item
-from . import checks
+from procurement.chat import lexicon
+from procurement.pricing import match_item
+from procurement.quotesheet import checks
 
 DROP = re.compile(r"刪除|刪掉|移除|拿掉|去掉|不要(?:這|那)?(?:一)?(?:列|筆|行)?$|略過|跳過|排除|\b(?:drop|remove|delete|skip|"
                   r"leave (?:it|the row) out)\b", re.IGNORECASE)

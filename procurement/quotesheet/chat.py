@@ -9,18 +9,18 @@ from agentstate.errors import Conflict
 from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
-from .. import workflow
-from ..chat import lexicon
-from ..chat.brain import AnswerQuote, Context, NoAction, Proposal
-from ..chat.context import departments_of, summarize
-from ..chat.extract import extract
-from ..chat.rules import CHANGE_VERB
-from ..chat.phrases import join, language
-from ..chat.questions import question_of
-from ..chat.status import state_words
-from . import words
-from .answers import parse_answer
-from .services import next_question, open_questions, quote_sheet_attach, sheet_summary
+from procurement import workflow
+from procurement.chat import lexicon
+from procurement.chat.brain import AnswerQuote, Context, NoAction, Proposal
+from procurement.chat.context import departments_of, summarize
+from procurement.chat.extract import extract
+from procurement.chat.rules import CHANGE_VERB
+from procurement.chat.phrases import join, language
+from procurement.chat.questions import question_of
+from procurement.chat.status import state_words
+from procurement.quotesheet import words
+from procurement.quotesheet.answers import parse_answer
+from procurement.quotesheet.services import next_question, open_questions, quote_sheet_attach, sheet_summary
 
 
 class SheetConflict(Conflict):
@@ -62,7 +62,7 @@ def sheet_proposal(ctx: Context) -> Proposal | None:
 
 
 def answered_reply(question: dict, answer: str, value: str, lang: str) -> str:
-    from ..money import ntd
+    from procurement.money import ntd
 
     row = question["row"]
     if answer == "drop":
@@ -87,8 +87,8 @@ def chat_attach(*, session: Session, user, content: bytes, filename: str, conten
                 lang: str = ""):
     """A turn that attaches a quote sheet (with her words, if any) and answers with what was read
     and the first question. A refused file leaves the conversation and the request untouched."""
-    from ..chat.dispose import draft_prompt
-    from ..chat.runtime import TurnResult, _check_may_post, conversation_language, message_checked
+    from procurement.chat.dispose import draft_prompt
+    from procurement.chat.runtime import TurnResult, _check_may_post, conversation_language, message_checked
 
     _check_may_post(session, user)
     lang = lexicon.language(text or "", conversation_language(session) or lang or "en")
@@ -139,7 +139,7 @@ def _reply(attached, lang: str, catalogue, draft_prompt, user) -> tuple[str, str
 
 
 def _catalogue():
-    from ..chat.context import catalogue
+    from procurement.chat.context import catalogue
 
     return catalogue()
 

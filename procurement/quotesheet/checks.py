@@ -14,9 +14,9 @@ from statistics import median
 
 from django.core.exceptions import ValidationError
 
-from ..pricing import match_item
-from ..invoicing.taxid import validate_tax_id
-from .reader import SheetRow
+from procurement.pricing import match_item
+from procurement.invoicing.taxid import validate_tax_id
+from procurement.quotesheet.reader import SheetRow
 
 UNKNOWN_ITEM, TAX_ID, PRICE = "unknown_item", "tax_id", "price"
 

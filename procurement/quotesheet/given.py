@@ -8,8 +8,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils import timezone
 
-from ..models import Quote
-from . import checks
+from procurement.models import Quote
+from procurement.quotesheet import checks
 
 SUPPLIED, CHANGED = "supplied", "changed"
 

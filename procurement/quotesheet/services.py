@@ -17,14 +17,14 @@ from agentstate.artifacts.services import artifact_put
 from agentstate.errors import Conflict, DomainError
 from agentstate.machine import fire
 
-from .. import workflow
-from ..inputguard import file_name_too_long
-from ..limits import MAX_FILE_NAME_CHARS
-from ..models import Quote, Supplier
-from ..services import request_draft_save
-from . import checks
-from .reader import SheetRefused, read_sheet
-from .state import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401
+from procurement import workflow
+from procurement.inputguard import file_name_too_long
+from procurement.limits import MAX_FILE_NAME_CHARS
+from procurement.models import Quote, Supplier
+from procurement.services import request_draft_save
+from procurement.quotesheet import checks
+from procurement.quotesheet.reader import SheetRefused, read_sheet
+from procurement.quotesheet.state import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401
 
 ARTIFACT_NAME = "quote sheet"
 

@@ -1,9 +1,9 @@
 """What the agent says about a quote sheet, from the one gettext catalogue, in the reply's language."""
 from django.utils.translation import gettext_lazy as _
 
-from ..chat.phrases import join, language
-from ..money import ntd
-from . import checks
+from procurement.chat.phrases import join, language
+from procurement.money import ntd
+from procurement.quotesheet import checks
 
 PHRASES = {
     "read": _("I read {filename} (version {version}): {rows} quotes. {ok} match the catalogue and the supplier "
@@ -67,6 +67,6 @@ def question_text(question: dict, *, total: int, lang: str, items=()) -> str:
 
 
 def item_label(item: str, lang: str) -> str:
-    from ..chat.draft import item_name
+    from procurement.chat.draft import item_name
 
     return item_name(item, lang)

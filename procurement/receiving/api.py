@@ -5,11 +5,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from .. import selectors
-from ..api.views import ApiView, ID, task_body
-from ..api.serializers import TaskDetailSerializer
-from .models import GoodsReceipt, GoodsReceiptLine, RejectReason
-from .services import erp_status, goods_receipt_record, purchase_order_close_short
+from procurement import selectors
+from procurement.api.views import ApiView, ID, task_body
+from procurement.api.serializers import TaskDetailSerializer
+from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine, RejectReason
+from procurement.receiving.services import erp_status, goods_receipt_record, purchase_order_close_short
 
 QUANTITY_LIMIT = 10000  # as a request line's quantity
 

@@ -5,9 +5,9 @@ from django.utils.translation import gettext_lazy
 
 from agentstate.errors import DomainError
 
-from .. import selectors, workflow
-from .models import RejectReason
-from .progress import progress_of
+from procurement import selectors, workflow
+from procurement.receiving.models import RejectReason
+from procurement.receiving.progress import progress_of
 
 LIMIT = 10000
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import pgettext
 
-from .. import workflow
+from procurement import workflow
 
 NONE, PARTIAL, FULL = "none", "partial", "full"
 

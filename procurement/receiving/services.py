@@ -13,11 +13,11 @@ from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 
-from .. import erp, queueing, workflow
-from ..budget import budget_release_part
-from ..pricing import totals
-from .models import GoodsReceipt, GoodsReceiptLine
-from .progress import Progress, ordered_lines, progress_of
+from procurement import erp, queueing, workflow
+from procurement.budget import budget_release_part
+from procurement.pricing import totals
+from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine
+from procurement.receiving.progress import Progress, ordered_lines, progress_of
 
 
 class InvalidReceipt(DomainError):

@@ -7,7 +7,7 @@ NotPermitted (403) with the reason.
   who may decide; `queue`: the work queue; `memory`: governed memory; `roles`: department roles;
 `receiving`: who records goods and closes an order short.
 """
-from .approvals import (  # noqa: F401
+from procurement.selectors.approvals import (  # noqa: F401
     INBOX_TABS,
     SCOPE_FIELDS,
     approval_for,
@@ -33,7 +33,7 @@ from .approvals import (  # noqa: F401
     said_since,
     scope_changes,
 )
-from .queue import (  # noqa: F401
+from procurement.selectors.queue import (  # noqa: F401
     ReviewRow,
     may_review,
     review_rows,
@@ -43,8 +43,8 @@ from .queue import (  # noqa: F401
     uses_review_queue,
     why_in_review,
 )
-from .forks import live_relatives  # noqa: F401
-from .receiving import (  # noqa: F401
+from procurement.selectors.forks import live_relatives  # noqa: F401
+from procurement.selectors.receiving import (  # noqa: F401
     is_accounts_payable,
     may_close_short,
     may_receive,
@@ -52,8 +52,8 @@ from .receiving import (  # noqa: F401
     task_to_close_short,
     task_to_receive,
 )
-from .roles import DECIDING, approvers, decides_for, is_decider, roles_held, uses_delegations  # noqa: F401
-from .sessions import (  # noqa: F401
+from procurement.selectors.roles import DECIDING, approvers, decides_for, is_decider, roles_held, uses_delegations  # noqa: F401
+from procurement.selectors.sessions import (  # noqa: F401
     may_post,
     own_open_session,
     session_for,
@@ -61,7 +61,7 @@ from .sessions import (  # noqa: F401
     sessions_of,
     task_conversations,
 )
-from .tasks import (  # noqa: F401
+from procurement.selectors.tasks import (  # noqa: F401
     TASK_DETAIL,
     change_refusal,
     is_requester,

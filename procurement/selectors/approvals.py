@@ -12,11 +12,11 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
 
-from .. import labels
-from ..models import Department, Membership
-from ..policy.chain import CHAIN_PREFETCH
-from .grants import DECIDE_APPROVAL, approval_grants
-from .roles import DIRECTOR, MANAGER, deciding_memberships
+from procurement import labels
+from procurement.models import Department, Membership
+from procurement.policy.chain import CHAIN_PREFETCH
+from procurement.selectors.grants import DECIDE_APPROVAL, approval_grants
+from procurement.selectors.roles import DIRECTOR, MANAGER, deciding_memberships
 
 
 def routed_to(user):
@@ -29,7 +29,7 @@ def _standing_for(user):
     """`user` and the people `user` stands in for today, as ids."""
     from django.contrib.auth import get_user_model
 
-    from ..policy.models import Delegation
+    from procurement.policy.models import Delegation
 
     # `user_id IN (user UNION ALL their delegators)`, read by the approvers' user index; an OR of the
     # two scanned every approver row.
@@ -198,7 +198,7 @@ def _reached_in(user, tenant) -> Q:
     every approval of the department instead, it read the tasks by tenant (a sequential scan)."""
     from agentstate.models import ApprovalDecision
 
-    from .delegations import stands_in_for
+    from procurement.selectors.delegations import stands_in_for
 
     # `user` and whom they stand in for as ids (today's delegations, read once per request): as
     # `user_id IN (a union)` the planner could not tell how many approver rows that is and scanned
@@ -393,7 +393,7 @@ def on_route(user, approval: Approval) -> bool:
     """`user` may decide the step the approval waits on now (in person or standing in for someone
     on it), and it still waits for them."""
     if approval.chain:
-        from ..policy.deciding import may_decide_step
+        from procurement.policy.deciding import may_decide_step
 
         return may_decide_step(user, approval)
     return approval.status == Approval.Status.PENDING and approval.approvers.filter(pk=user.pk).exists()

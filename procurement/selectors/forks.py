@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from agentstate.models import Task
 from agentstate.timetravel import forks_of
 
-from .. import workflow
+from procurement import workflow
 
 ENDED = frozenset({workflow.REJECTED, workflow.CANCELLED, workflow.EXPIRED})
 ORDERED = frozenset({workflow.SUBMITTED, workflow.CONFIRMED, workflow.CLOSED})

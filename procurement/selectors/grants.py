@@ -19,7 +19,7 @@ from guardian.shortcuts import assign_perm, remove_perm
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
 
-from ..models import ApprovalGrant, Membership, TaskGrant
+from procurement.models import ApprovalGrant, Membership, TaskGrant
 
 VIEW_TASK = "agentstate.view_task"
 VIEW_APPROVAL, DECIDE_APPROVAL = "agentstate.view_approval", "agentstate.change_approval"

@@ -22,8 +22,8 @@ from agentstate.memory.models import MemoryEntry, Scope, Sensitivity
 from agentstate.memory.selectors import entry_for, memory_entries_for, memory_history, memory_uses  # noqa: F401
 from agentstate.models import Task
 
-from ..models import Department, Membership
-from .tasks import visible_tasks
+from procurement.models import Department, Membership
+from procurement.selectors.tasks import visible_tasks
 
 
 @dataclass(frozen=True)

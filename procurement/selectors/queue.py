@@ -8,10 +8,10 @@ from django.utils.translation import gettext as _
 from agentstate.errors import NotPermitted
 from agentstate.models import Receipt, Task, TaskEvent
 
-from .. import workflow
-from ..labels import department_code_label
-from .roles import deciding_memberships
-from .tasks import task_for
+from procurement import workflow
+from procurement.labels import department_code_label
+from procurement.selectors.roles import deciding_memberships
+from procurement.selectors.tasks import task_for
 
 
 @dataclass

@@ -10,10 +10,10 @@ from agentstate.errors import NotFound, NotPermitted, said
 from agentstate.ids import is_uuid
 from agentstate.models import Task
 
-from .. import workflow
-from ..models import Membership
-from .roles import decides_for
-from .tasks import may_view
+from procurement import workflow
+from procurement.models import Membership
+from procurement.selectors.roles import decides_for
+from procurement.selectors.tasks import may_view
 
 
 

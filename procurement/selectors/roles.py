@@ -1,7 +1,7 @@
 """Department roles, read from memberships (DESIGN §9): who decides for which departments."""
 from django.db.models import Q
 
-from ..models import Membership
+from procurement.models import Membership
 
 MANAGER, DIRECTOR = Membership.Role.MANAGER, Membership.Role.DIRECTOR
 DECIDING = (MANAGER, DIRECTOR)
@@ -23,7 +23,7 @@ def roles_held(user) -> set[str]:
 def is_decider(user, roles: set[str] | None = None) -> bool:
     """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs.
     `roles`: roles_held(user), when already read."""
-    from .delegations import stands_in_for
+    from procurement.selectors.delegations import stands_in_for
 
     if not user.is_authenticated:
         return False
@@ -51,7 +51,7 @@ def approvers():
     in for someone (a delegate decides that person's approvals)."""
     from django.contrib.auth import get_user_model
 
-    from ..policy.rules import current_policy
+    from procurement.policy.rules import current_policy
 
     policy = current_policy()
     named = {step["user"] for rule in (policy.rules if policy else []) for step in rule["steps"] if step["user"]}

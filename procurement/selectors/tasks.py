@@ -11,11 +11,11 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, ApprovalDecision, Receipt, Task
 
-from .. import erp, workflow
-from ..models import PurchaseRequest
-from ..requests import with_request_reads
-from .grants import approval_task_grants, task_grants
-from .roles import deciding_memberships
+from procurement import erp, workflow
+from procurement.models import PurchaseRequest
+from procurement.requests import with_request_reads
+from procurement.selectors.grants import approval_task_grants, task_grants
+from procurement.selectors.roles import deciding_memberships
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
@@ -34,7 +34,7 @@ def may_view(user, task) -> bool:
 def _on_its_approvals(user):
     """Ids of the tasks whose approval waits on `user` (a finance step, a named person, a delegate
     standing in today) or had a step decided by them."""
-    from .approvals import decided_by, routed_to
+    from procurement.selectors.approvals import decided_by, routed_to
 
     return Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))).values("task_id")
 

@@ -6,9 +6,9 @@ from django.urls import reverse
 
 from agentstate.artifacts.models import Blob
 
-from ..chat.context import catalogue
-from ..quotesheet.chat import pending_text
-from ..quotesheet.state import sheet_summary
+from procurement.chat.context import catalogue
+from procurement.quotesheet.chat import pending_text
+from procurement.quotesheet.state import sheet_summary
 
 register = template.Library()
 

@@ -10,10 +10,10 @@ from django.utils import translation
 from agentstate.errors import DomainError
 from agentstate.said import QUOTED, Said, of_event, quote, say, use_renderer  # noqa: F401
 
-from . import catalogue, params
-from .sentences import coded_refusal, error_words, readable, refusal_errors, translate  # noqa: F401
-from .sentences import event_reason as _legacy_event_reason
-from .sentences import refusal as _legacy_refusal
+from procurement.words import catalogue, params
+from procurement.words.sentences import coded_refusal, error_words, readable, refusal_errors, translate  # noqa: F401
+from procurement.words.sentences import event_reason as _legacy_event_reason
+from procurement.words.sentences import refusal as _legacy_refusal
 
 CODES = catalogue.codes()
 

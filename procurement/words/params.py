@@ -6,11 +6,11 @@ from decimal import Decimal, InvalidOperation
 
 from django.utils.translation import pgettext, pgettext_lazy
 
-from .. import labels
-from ..models import PurchaseRequest
-from ..money import ntd
-from ..people import person_label
-from .sentences import error_words
+from procurement import labels
+from procurement.models import PurchaseRequest
+from procurement.money import ntd
+from procurement.people import person_label
+from procurement.words.sentences import error_words
 
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
 QUOTED_TEXT = pgettext_lazy("quoted text", "“%(text)s”")

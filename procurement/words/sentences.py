@@ -13,9 +13,9 @@ from django.utils.translation import get_language, pgettext_lazy
 from agentstate.errors import Conflict, DomainError, IllegalTransition, LeaseLost, NotFound, NotPermitted, StaleVersion
 from agentstate.memory.deletion import ReasonQuotesEntry
 
-from .. import labels
-from ..money import ntd
-from ..people import person_label
+from procurement import labels
+from procurement.money import ntd
+from procurement.people import person_label
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
@@ -334,7 +334,7 @@ def _part(name: str, value: str) -> str:
     if name == "department":
         return labels.department_code_label(value)
     if name == "role":
-        from ..policy.words import role_label
+        from procurement.policy.words import role_label
 
         return role_label(value)
     if name == "item":

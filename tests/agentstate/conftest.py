@@ -3,7 +3,7 @@ import pytest
 from agentstate.machine import task_create
 from tests.engine_support import task_in_state
 
-from .sample_kind import SAMPLE  # noqa: F401  (registers the kind)
+from tests.agentstate.sample_kind import SAMPLE  # noqa: F401  (registers the kind)
 
 
 @pytest.fixture

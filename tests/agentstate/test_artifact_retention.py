@@ -14,7 +14,7 @@ from agentstate.models import Session, Task
 from agentstate.retention import Policy, state_prune
 from tests.engine_support import task_in_state
 
-from .sample_kind import SAMPLE  # noqa: F401  (registers the kind)
+from tests.agentstate.sample_kind import SAMPLE  # noqa: F401  (registers the kind)
 
 pytestmark = pytest.mark.django_db
 POLICY = Policy(checkpoint_keep_days_after_end=30)

@@ -8,7 +8,7 @@ from django.db.models import F
 from agentstate.machine import fire, task_create
 from agentstate.models import Task, TaskEvent
 
-from .sample_kind import SAMPLE  # noqa: F401  (registers the kind)
+from tests.agentstate.sample_kind import SAMPLE  # noqa: F401  (registers the kind)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -14,7 +14,7 @@ from agentstate.machine import checkpoint_latest, checkpoint_load, fire, task_cr
 from agentstate.models import Checkpoint, Task, TaskEvent
 from agentstate.recovery import recovery_pass
 
-from .sample_kind import RECOVERED
+from tests.agentstate.sample_kind import RECOVERED
 
 
 @pytest.fixture(autouse=True)

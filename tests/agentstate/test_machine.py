@@ -7,7 +7,7 @@ from agentstate.errors import GuardRefused, IllegalTransition, NotPermitted, Sta
 from agentstate.machine import checkpoint_is_intact, fire
 from agentstate.models import Checkpoint, Task, TaskEvent
 
-from .sample_kind import SAMPLE, actor_for
+from tests.agentstate.sample_kind import SAMPLE, actor_for
 
 PAIRS = [(state, event) for state in SAMPLE.states for event in SAMPLE.events]
 

@@ -14,7 +14,7 @@ from agentstate.memory.retrieval import memory_context
 from agentstate.memory.services import memory_confirm, memory_correct, memory_create, memory_propose
 from agentstate.models import Checkpoint, Session, Task, Turn
 
-from .memory_support import group_policy, where_text_is  # noqa: F401
+from tests.agentstate.memory_support import group_policy, where_text_is  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("group_policy")]
 MARKER = "zq7-marker-Excel-for-quotes"

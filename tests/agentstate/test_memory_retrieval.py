@@ -12,7 +12,7 @@ from agentstate.memory.retrieval import memory_context, memory_retrieve
 from agentstate.memory.services import memory_create, memory_propose
 from agentstate.models import Session, Turn
 
-from .memory_support import GroupPolicy, group_policy  # noqa: F401
+from tests.agentstate.memory_support import GroupPolicy, group_policy  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("group_policy")]
 

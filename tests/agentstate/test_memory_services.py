@@ -12,7 +12,7 @@ from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_confirm, memory_correct, memory_create, memory_propose
 from agentstate.models import Session, Turn
 
-from .memory_support import group_policy  # noqa: F401
+from tests.agentstate.memory_support import group_policy  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("group_policy")]
 DAY = timedelta(days=1)

@@ -15,7 +15,7 @@ from agentstate.memory.sweeps import (
     memory_purge,
 )
 
-from .memory_support import group_policy  # noqa: F401
+from tests.agentstate.memory_support import group_policy  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("group_policy")]
 DAY = timedelta(days=1)

@@ -10,7 +10,7 @@ from agentstate.machine import fire, task_note, task_retag
 from agentstate.models import Checkpoint, Session, Task, TaskEvent, Turn
 from agentstate.turns import turn_append
 
-from .sample_kind import SAMPLE  # noqa: F401  (registers the kind)
+from tests.agentstate.sample_kind import SAMPLE  # noqa: F401  (registers the kind)
 
 pytestmark = pytest.mark.django_db
 

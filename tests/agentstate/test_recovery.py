@@ -9,8 +9,8 @@ from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_plan
 from agentstate.recovery import recovery_pass
 
-from .sample_kind import RECOVERED, Clients
-from .test_receipts import RecordingClient
+from tests.agentstate.sample_kind import RECOVERED, Clients
+from tests.agentstate.test_receipts import RecordingClient
 
 
 @pytest.fixture(autouse=True)

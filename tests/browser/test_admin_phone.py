@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from procurement import services
 
-from .conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 390, "height": 844}

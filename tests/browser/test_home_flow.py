@@ -9,7 +9,7 @@ from agentstate.models import Approval, Task
 from procurement import services
 from procurement.language import user_language_set
 
-from .conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 390, "height": 844}

@@ -5,8 +5,8 @@ from playwright.sync_api import expect
 
 from procurement.models import GoodsReceipt
 
-from ..procurement.receiving.support import ordered
-from .conftest import ARTIFACTS
+from tests.procurement.receiving.support import ordered
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 390, "height": 844}

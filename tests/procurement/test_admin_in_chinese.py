@@ -18,7 +18,7 @@ from procurement import labels, services
 from procurement.models import BudgetReservation, Membership, Notification
 from procurement.policy.models import Delegation
 
-from .page_text import english_words, visible_text
+from tests.procurement.page_text import english_words, visible_text
 
 pytestmark = pytest.mark.django_db
 PRODUCT_APPS = {"agentstate", "procurement"}

@@ -9,7 +9,7 @@ from agentstate.models import Approval, ApprovalDecision
 from procurement.models import PolicyRule, PolicyStep
 from procurement.policy.rules import policy_publish
 
-from .policy_support import LARGE, MIDDLE, SMALL, api, body, decide, pending, submit
+from tests.procurement.policy_support import LARGE, MIDDLE, SMALL, api, body, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

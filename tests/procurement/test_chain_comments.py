@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from procurement.models import Notice
 
-from .page_text import page, visible_text
-from .policy_support import MIDDLE, decide, pending, submit
+from tests.procurement.page_text import page, visible_text
+from tests.procurement.policy_support import MIDDLE, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 STEP_ONE = "保固請選三年"
@@ -61,7 +61,7 @@ def test_the_final_notice_carries_the_step_one_comment(demo, erp, eager, decisio
 
 
 def test_a_one_step_approval_notice_says_no_step(demo, erp, eager):
-    from .policy_support import SMALL
+    from tests.procurement.policy_support import SMALL
     task = submit(demo["alice"], SMALL)
     assert decide(demo["bob"], pending(task), comment="好").status_code == 200
     [notice] = Notice.objects.filter(recipient=demo["alice"], kind="approved")

@@ -5,8 +5,8 @@ import pytest
 
 from agentstate.models import Session, Task
 
-from .chat.support import agent_turns, no_memory_store, open_session, talk  # noqa: F401
-from .policy_support import SMALL, decide, pending, submit
+from tests.procurement.chat.support import agent_turns, no_memory_store, open_session, talk  # noqa: F401
+from tests.procurement.policy_support import SMALL, decide, pending, submit
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_memory_store")]
 
@@ -45,7 +45,7 @@ def test_her_conversations_are_listed_by_the_request_they_are_about(demo, erp, e
     from django.test import Client
     from django.urls import reverse
 
-    from .page_text import visible_text
+    from tests.procurement.page_text import visible_text
     _session, task = requested_in_chat(demo["alice"], "我要兩台筆電，給新進工程師", "好")
     requested_in_chat(demo["alice"], "我要一台螢幕，給新進工程師", "好")
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
@@ -68,7 +68,7 @@ def test_her_conversations_say_how_long_ago_each_was_last_used(demo, language, n
     from django.urls import reverse
     from django.utils import timezone
 
-    from .page_text import visible_text
+    from tests.procurement.page_text import visible_text
 
     open_session(demo["alice"])
     old = open_session(demo["alice"])

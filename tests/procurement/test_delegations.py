@@ -12,7 +12,7 @@ from django.utils import timezone
 from agentstate.models import Approval
 from procurement.models import Delegation
 
-from .policy_support import APPROVALS, SMALL, api, body, decide, pending, submit
+from tests.procurement.policy_support import APPROVALS, SMALL, api, body, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DELEGATIONS = "/api/v1/delegations/"

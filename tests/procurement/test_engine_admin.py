@@ -7,7 +7,7 @@ from django.urls import reverse
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
 from procurement import services
 
-from .page_text import state_codes, visible_text
+from tests.procurement.page_text import state_codes, visible_text
 
 pytestmark = pytest.mark.django_db
 ENGINE = [Task, TaskEvent, Checkpoint, Receipt, Approval]

@@ -10,7 +10,7 @@ from agentstate.models import Approval
 from procurement import tasks
 from procurement.models import Notice
 
-from .policy_support import APPROVALS, MIDDLE, api, body, decide, pending, submit
+from tests.procurement.policy_support import APPROVALS, MIDDLE, api, body, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ from agentstate.models import Approval
 from procurement.models import Notice
 from procurement.notices.selectors import notices_unread_count
 
-from .page_text import visible_text
-from .policy_support import MIDDLE, SMALL, api, decide, pending, submit
+from tests.procurement.page_text import visible_text
+from tests.procurement.policy_support import MIDDLE, SMALL, api, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,7 +14,7 @@ from procurement import timetravel as tt
 from procurement.language import user_language_set
 from procurement.models import Notice, Notification, PurchaseRequest
 
-from .page_text import english_words, state_codes, visible_text
+from tests.procurement.page_text import english_words, state_codes, visible_text
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 TASKS = "/api/v1/tasks/"

@@ -14,7 +14,7 @@ from procurement.offboarding import REDACTED, user_erase, user_offboard
 from tests.agentstate.memory_support import where_text_is
 from tests.engine_support import task_in_state
 
-from .page_text import visible_text
+from tests.procurement.page_text import visible_text
 
 
 pytestmark = pytest.mark.django_db

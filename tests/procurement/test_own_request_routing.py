@@ -8,7 +8,7 @@ from agentstate.models import Approval
 from procurement.models import Notice
 from procurement.policy.models import Delegation
 
-from .policy_support import LARGE, api, body, decide, pending, submit
+from tests.procurement.policy_support import LARGE, api, body, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

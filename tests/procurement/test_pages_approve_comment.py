@@ -12,8 +12,8 @@ from procurement import services
 from procurement.language import user_language_set
 from procurement.models import Notice
 
-from .page_text import visible_text
-from .policy_support import pending, submit
+from tests.procurement.page_text import visible_text
+from tests.procurement.policy_support import pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -13,7 +13,7 @@ from procurement import labels, services
 from procurement.language import user_language_set
 from procurement.models import Department, Membership, Notice
 
-from .page_text import english_words, visible_text
+from tests.procurement.page_text import english_words, visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}

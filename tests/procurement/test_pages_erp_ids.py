@@ -10,7 +10,7 @@ from agentstate.models import Approval
 from procurement import services
 from procurement.models import PurchaseRequest
 
-from .page_text import visible_text
+from tests.procurement.page_text import visible_text
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 ERP_ID = re.compile(r"REQ-\d{6}\b")

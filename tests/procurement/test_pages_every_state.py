@@ -20,7 +20,7 @@ from procurement import queueing, services, timetravel, workflow
 from procurement.language import user_language_set
 from procurement.models import Notification, Quote, Supplier
 
-from .page_text import english_words, state_codes, visible_text
+from tests.procurement.page_text import english_words, state_codes, visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}

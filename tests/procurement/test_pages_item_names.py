@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from agentstate.models import Approval
 from procurement import labels, services
 
-from .page_text import page
+from tests.procurement.page_text import page
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}

@@ -9,7 +9,7 @@ from django.urls import reverse
 from agentstate.models import Approval
 from procurement import services
 
-from .page_text import visible_text
+from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}

@@ -372,7 +372,7 @@ def test_without_a_csrf_token_no_form_does_anything(entries, demo, name, data):
 
 @pytest.mark.parametrize("language, words", [("zh-hant", "原因：alice asked"), ("en", "Reason: alice asked")])
 def test_a_versions_reason_follows_its_label_the_way_the_language_writes_it(entries, demo, language, words):
-    from .page_text import visible_text
+    from tests.procurement.page_text import visible_text
 
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(demo["carol"])
@@ -391,7 +391,7 @@ def test_the_memory_pages_speak_traditional_chinese_when_asked(entries, demo):
 
 
 def test_the_delete_preview_and_the_entrys_codes_read_in_traditional_chinese(entries, used, demo):
-    from .page_text import english_words, visible_text
+    from tests.procurement.page_text import english_words, visible_text
 
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     client.force_login(demo["carol"])

@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from .page_text import english_words, page, state_codes, visible_text
-from .policy_support import LARGE, pending, submit
+from tests.procurement.page_text import english_words, page, state_codes, visible_text
+from tests.procurement.policy_support import LARGE, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}

@@ -177,7 +177,7 @@ def test_with_hard_holds_the_cancel_preview_says_the_budget_will_be_released(set
     ("zh-hant", "無法確認 ERP 是否已建立：ERP 本身發生錯誤（HTTP 503）。"),
     ("en", "Whether the ERP made it could not be checked: The ERP had an error of its own (HTTP 503).")])
 def test_the_last_error_is_said_in_a_few_words_with_the_raw_error_under_details(in_review, demo, lang, words):
-    from .page_text import visible_text
+    from tests.procurement.page_text import visible_text
     html = client_for(demo["carol"], lang=lang).get(QUEUE).content.decode()
     text = visible_text(html)
     assert words in text
@@ -203,7 +203,7 @@ def test_erp_errors_in_a_few_words(raw, en):
 
 
 def test_checking_again_while_the_erp_is_still_down_says_so_in_her_words_not_the_raw_error(in_review, demo):
-    from .page_text import visible_text
+    from tests.procurement.page_text import visible_text
     answer = client_for(demo["carol"], lang="zh-hant").post(act(in_review, "reconcile"), {
         "version": in_review.version, "reason": "再查一次"}, **HX)
     assert answer.status_code == 200

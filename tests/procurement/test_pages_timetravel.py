@@ -10,7 +10,7 @@ from agentstate.models import Task
 from procurement import services
 from procurement import timetravel as tt
 
-from .page_text import visible_text
+from tests.procurement.page_text import visible_text
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

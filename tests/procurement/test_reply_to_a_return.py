@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from agentstate.models import Approval, Task, TaskEvent
 
-from .page_text import page, visible_text
-from .policy_support import api, decide, pending, submit
+from tests.procurement.page_text import page, visible_text
+from tests.procurement.policy_support import api, decide, pending, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}

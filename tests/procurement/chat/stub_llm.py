@@ -7,7 +7,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .support import RECORDED
+from tests.procurement.chat.support import RECORDED
 
 
 class StubModel:

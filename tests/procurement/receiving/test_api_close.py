@@ -8,7 +8,7 @@ from agentstate.models import Receipt
 from procurement.models import BudgetReservation, Department
 from procurement.pricing import totals
 
-from .support import client_for, close_url, ordered, receipts_url
+from tests.procurement.receiving.support import client_for, close_url, ordered, receipts_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,7 +5,7 @@ import pytest
 from agentstate.models import Receipt
 from procurement.models import GoodsReceipt, Membership
 
-from .support import client_for, ordered, receipts_url
+from tests.procurement.receiving.support import client_for, ordered, receipts_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

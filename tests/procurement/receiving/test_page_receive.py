@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from procurement.models import GoodsReceipt
 
-from .support import ordered
+from tests.procurement.receiving.support import ordered
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from procurement.models import Membership, Notice
 from procurement.receiving.services import goods_receipt_record, purchase_order_close_short
 
-from .support import ordered
+from tests.procurement.receiving.support import ordered
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
