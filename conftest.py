@@ -106,7 +106,7 @@ def _fresh_cache():
     # Throttle counters live in the cache: one test's chat turns never slow down the next test.
     from django.core.cache import cache
 
-    from procurement import people
+    from procurement.words import people
 
     cache.clear()
     people.forget()  # names looked up for the last test's people, who are gone

@@ -184,7 +184,9 @@ def run(args, params, broker, workdir, children) -> int:
 
     from agentstate.errors import DomainError
     from agentstate.models import Approval, Receipt, Task
-    from procurement import erp, services, workflow
+    from procurement.infra import erp
+    from procurement.purchase import services
+    from procurement import workflow
     from procurement.celery import app
     from procurement.tasks import recover
 

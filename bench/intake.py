@@ -31,7 +31,8 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from agentstate.models import Approval, Receipt, Session, Task  # noqa: E402
-from procurement import erp, workflow  # noqa: E402
+from procurement.infra import erp  # noqa: E402
+from procurement import workflow
 from procurement.celery import app  # noqa: E402
 from procurement.chat.rules import RuleBrain  # noqa: E402
 from procurement.chat.runtime import chat_turn  # noqa: E402

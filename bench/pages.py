@@ -62,11 +62,11 @@ def priced(description: str, quantity: int) -> dict:
 def build(rng, *, requester, department, supplier, suppliers, lines, version, requisition, approvers,
           total_before=None):
     """A task awaiting approval at `version` and its pending approval, as the workflow leaves them
-    (unsaved); the scope has the shape procurement.scope.approval_scope gives it."""
+    (unsaved); the scope has the shape procurement.purchase.scope.approval_scope gives it."""
     from agentstate.approvals import scope_hash
     from agentstate.models import Approval, Task
     from procurement import workflow
-    from procurement.pricing import totals
+    from procurement.purchase.pricing import totals
 
     subtotal = sum(Decimal(line["amount"]) for line in lines)
     subtotal, tax, total = totals(subtotal)

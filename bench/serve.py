@@ -57,7 +57,7 @@ def credentials() -> dict:
     from django.contrib.sessions.backends.db import SessionStore
 
     from agentstate.models import Session
-    from procurement.tokens import token_issue
+    from procurement.people.tokens import token_issue
 
     users = get_user_model().objects
     bob, alice = users.get(username="bob"), users.get(username="alice")

@@ -218,7 +218,8 @@ def run(args, params, broker, workdir, children) -> int:
 
     from agentstate.errors import DomainError
     from agentstate.models import Approval, Checkpoint, Task, TaskEvent
-    from procurement import services, workflow
+    from procurement.purchase import services
+    from procurement import workflow
     from procurement.celery import app
 
     call_command("migrate", verbosity=0)
@@ -419,7 +420,8 @@ def measure_queries(users, approver_of) -> dict:
     from django.test.utils import CaptureQueriesContext
 
     from agentstate.models import Approval, Task
-    from procurement import services, workflow
+    from procurement.purchase import services
+    from procurement import workflow
     from procurement.celery import app
     from procurement.tasks import advance, dispatch_outbox
 

@@ -20,7 +20,11 @@ from agentstate.codewords import coded_filter, column, task_column, use_labels
 from agentstate.errors import DomainError, StaleVersion
 from agentstate.models import Task
 
-from procurement import labels, offboarding, review, services, words, workflow
+from procurement.words import labels
+from procurement.people import offboarding
+from procurement.history import review
+from procurement.purchase import services
+from procurement import words, workflow
 from procurement.models import (BudgetReservation, Department, Membership, Notification, PurchaseRequest, Quote, RequestLine,
                      Supplier, UserPreference)
 

@@ -10,8 +10,11 @@ class ProcurementConfig(AppConfig):
     def ready(self):
         from agentstate.kinds import register
 
-        from procurement import erp, people, queueing, selectors, signals, steps, tasks, words, workflow  # noqa: F401 (tasks, signals, people, words: register)
-        from procurement.timetravel import PurchaseHooks
+        from procurement.infra import erp, queueing  # noqa: F401 (tasks, signals, people, words: register)
+        from procurement.words import people
+        from procurement import selectors, signals, tasks, words, workflow
+        from procurement.purchase import steps
+        from procurement.history.timetravel import PurchaseHooks
         from procurement.policy import deciding
 
         register(workflow.build_kind(
@@ -27,8 +30,8 @@ class ProcurementConfig(AppConfig):
         from procurement.selectors.memory import register as register_memory_policy
 
         register_memory_policy()
-        from procurement import deploy  # noqa: F401  (registers the deployment checks)
+        from procurement.infra import deploy  # noqa: F401  (registers the deployment checks)
         from procurement.invoicing import checks  # noqa: F401  (registers the COMPANY_TAX_ID check)
-        from procurement import telemetry
+        from procurement.infra import telemetry
 
         telemetry.setup()

@@ -45,6 +45,6 @@ def _leave_trace(task_id=None, **kwargs):
 
 @worker_process_init.connect
 def _instrument_worker(**kwargs):
-    from procurement import telemetry
+    from procurement.infra import telemetry
 
     telemetry.setup()

@@ -36,7 +36,7 @@ class Department(models.Model):
         ]
 
     def __str__(self):
-        from procurement.labels import department_with_code  # labels reads these models' names: import when shown
+        from procurement.words.labels import department_with_code  # labels reads these models' names: import when shown
 
         return department_with_code(self)
 

@@ -7,7 +7,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from procurement.env import env_bool, env_int, env_json, env_list, env_str
+from procurement.infra.env import env_bool, env_int, env_json, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -32,7 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "guardian",
     "django_htmx",
-    "procurement.borrowed_words.AxesConfig",  # django-axes, named in the reader's language
+    "procurement.people.borrowed_words.AxesConfig",  # django-axes, named in the reader's language
     "agentstate",
     "procurement",
 ]
@@ -41,18 +41,18 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files, compressed and with hashed names, straight from gunicorn (no runserver --insecure).
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # The request's W3C trace (procurement.telemetry): a task it starts is born in it.
-    "procurement.telemetry.TraceMiddleware",
+    # The request's W3C trace (procurement.infra.telemetry): a task it starts is born in it.
+    "procurement.infra.telemetry.TraceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # Bad input (oversized, too deep, NUL, lone surrogates, endless numbers) stops here: 400/413.
-    "procurement.inputguard.InputGuardMiddleware",
+    "procurement.infra.inputguard.InputGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Today's delegations, read once per request for the header, "waiting for" and the inbox.
     "procurement.selectors.delegations.ReadOncePerRequest",
-    "procurement.language.UserLanguageMiddleware",
+    "procurement.people.language.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -108,10 +108,10 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
-    "procurement.signin.AxesBackend",
+    "procurement.people.signin.AxesBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
-    "procurement.oidc.DirectoryBackend",  # answers only when OIDC is configured (below)
+    "procurement.people.oidc.DirectoryBackend",  # answers only when OIDC is configured (below)
 ]
 ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row
 LOGIN_URL = "/accounts/login/"
@@ -132,8 +132,8 @@ OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile groups")
 OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
 OIDC_GROUP_MAP = env_json("OIDC_GROUP_MAP", {})
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
-OIDC_AUTHENTICATE_CLASS = "procurement.oidc.SignInView"
-OIDC_CALLBACK_CLASS = "procurement.oidc.CallbackView"
+OIDC_AUTHENTICATE_CLASS = "procurement.people.oidc.SignInView"
+OIDC_CALLBACK_CLASS = "procurement.people.oidc.CallbackView"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?directory=refused"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
@@ -192,7 +192,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"chat": env_str("THROTTLE_CHAT", "30/min"), "write": env_str("THROTTLE_WRITE", "120/min"),
                                "token": env_str("THROTTLE_TOKEN", "20/min")},
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["procurement.inputguard.GuardedJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["procurement.infra.inputguard.GuardedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -224,7 +224,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, AGENT_LEASE_SECONDS * 4)}
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    CELERY_BROKER_TRANSPORT = "procurement.broker:Transport"  # whole messages only (procurement/broker.py)
+    CELERY_BROKER_TRANSPORT = "procurement.infra.broker:Transport"  # whole messages only (procurement/broker.py)
     _broker_dir = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
@@ -276,7 +276,7 @@ LLM_TIMEOUT_SECONDS = float(env_str("LLM_TIMEOUT_SECONDS", "15"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "procurement.telemetry.JsonLines"}},
+    "formatters": {"json": {"()": "procurement.infra.telemetry.JsonLines"}},
     "handlers": {"console": {"class": "logging.StreamHandler",
                              **({"formatter": "json"} if env_str("LOG_FORMAT", "json") == "json" else {})}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
@@ -346,21 +346,21 @@ SECURE_CSP = {
 # Sign-in: AXES_FAILURE_LIMIT wrong passwords for one user name from one address lock that pair,
 # and AXES_ADDRESS_FAILURE_LIMIT from one address (any names) lock the address, for
 # AXES_COOLOFF_MINUTES, on the login page, the admin's and the API's token endpoint alike
-# (procurement.signin.PairAndAddressHandler). The owner's right password from elsewhere still works.
+# (procurement.people.signin.PairAndAddressHandler). The owner's right password from elsewhere still works.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 30)
 AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
 # In this order: the handler reads the pair's count first, the address's second.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
-AXES_HANDLER = "procurement.signin.PairAndAddressHandler"
+AXES_HANDLER = "procurement.people.signin.PairAndAddressHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_LOCKOUT_CALLABLE = "procurement.signin.lockout_response"
+AXES_LOCKOUT_CALLABLE = "procurement.people.signin.lockout_response"
 # How many proxies of ours stand in front (compose: 1, the TLS proxy); the client's address is read
-# from X-Forwarded-For accordingly (procurement.signin.client_address), else every user would share
+# from X-Forwarded-For accordingly (procurement.people.signin.client_address), else every user would share
 # the proxy's address.
 AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0)
-AXES_CLIENT_IP_CALLABLE = "procurement.signin.client_address"
+AXES_CLIENT_IP_CALLABLE = "procurement.people.signin.client_address"
 
 # API tokens (`POST /api/v1/auth/token/`, `manage.py drf_create_token`) stop working this long
 # after they were made; `DELETE /api/v1/auth/token/` and offboarding revoke them at once.

@@ -1,5 +1,5 @@
 """Celery tasks: thin wrappers that take ids and are safe to receive twice. Queueing them is
-procurement.queueing's job."""
+procurement.infra.queueing's job."""
 import logging
 import os
 import socket
@@ -15,10 +15,11 @@ from agentstate.models import Approval, Task
 from agentstate.recovery import recovery_pass
 from agentstate.upgrades import task_upgrade
 
-from procurement import queueing, retries, steps
-from procurement.faults import crash_point
+from procurement.infra import queueing
+from procurement.purchase import retries, steps
+from procurement.infra.faults import crash_point
 from procurement.notices.derive import approval_reminders, notices_catch_up
-from procurement.outbox import outbox_dispatch, outbox_mark_stuck
+from procurement.infra.outbox import outbox_dispatch, outbox_mark_stuck
 from procurement.receiving.services import erp_receipt_send
 
 log = logging.getLogger(__name__)

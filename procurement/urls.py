@@ -2,9 +2,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from procurement.health import healthz
-from procurement.language import language_switch
-from procurement.signin import AdminSignInForm, SignInView
+from procurement.infra.health import healthz
+from procurement.people.language import language_switch
+from procurement.people.signin import AdminSignInForm, SignInView
 
 admin.site.login_form = AdminSignInForm
 

@@ -4,7 +4,7 @@ from django.utils.translation import gettext as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from procurement.tokens import token_expired
+from procurement.people.tokens import token_expired
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):

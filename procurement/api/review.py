@@ -1,6 +1,6 @@
 """The work queue over the API (DESIGN §10, §14): `GET /api/v1/review-queue/` lists the tasks in
 `needs_review` the caller may act on; `POST /api/v1/review-queue/{task id}/{action}/` with
-`{"reason", "external_id"?, "version"?, "approver"?}` runs one action (procurement.review). `version` is the
+`{"reason", "external_id"?, "version"?, "approver"?}` runs one action (procurement.history.review). `version` is the
 task version the caller saw; without it, the version read now. Errors as every API view."""
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
@@ -10,7 +10,8 @@ from rest_framework.response import Response
 
 from agentstate.errors import NotFound
 
-from procurement import review, selectors
+from procurement.history import review
+from procurement import selectors
 from procurement.words import event_reason
 from procurement.api.serializers import StrictIntegerField
 from procurement.api.views import ApiView, task_body

@@ -8,10 +8,11 @@ from rest_framework import serializers
 from agentstate.approvals import DECISIONS
 from agentstate.models import Approval, Receipt, Session, Task, TaskEvent, Turn
 
-from procurement import labels, selectors
-from procurement.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
+from procurement.words import labels
+from procurement import selectors
+from procurement.infra.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
-from procurement.requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
+from procurement.purchase.requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
 from procurement.receiving.progress import progress_of
 
 MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}

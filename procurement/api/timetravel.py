@@ -1,14 +1,15 @@
 """Going back in time over the API (DESIGN §10, §13): a task's checkpoints, and replay, rewind,
 fork and resume (plus pause, which resume undoes). Each parses its input, calls one service of
-procurement.timetravel and answers; errors as every API view."""
+procurement.history.timetravel and answers; errors as every API view."""
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from procurement import selectors, timetravel
-from procurement.limits import MAX_LINES
+from procurement import selectors
+from procurement.history import timetravel
+from procurement.infra.limits import MAX_LINES
 from procurement.api.serializers import LineInputSerializer, StrictIntegerField, TaskDetailSerializer
 from procurement.api.views import ApiView, task_body
 
@@ -94,7 +95,7 @@ class TravelView(ApiView):
     def travel(self, request, pk, service, input_class=None, *, admins_only=True):
         """1. Replay, rewind and fork are for admins: 404 for a task the caller may not see, else 403
         with the reason, before the input is read; 2. the input (400 with what is wrong), whose fields
-        are the service's arguments; 3. one service of procurement.timetravel: what it returns."""
+        are the service's arguments; 3. one service of procurement.history.timetravel: what it returns."""
         if admins_only:
             selectors.task_to_travel(request.user, pk)
         data = self.parsed(input_class, request.data) if input_class else {}

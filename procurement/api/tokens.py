@@ -8,7 +8,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from procurement.tokens import token_expires_at, token_issue, tokens_revoke
+from procurement.people.tokens import token_expires_at, token_issue, tokens_revoke
 
 
 class Credentials(serializers.Serializer):

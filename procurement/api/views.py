@@ -11,11 +11,12 @@ from rest_framework.response import Response
 
 from agentstate.models import Session
 
-from procurement import selectors, services
+from procurement import selectors
+from procurement.purchase import services
 from procurement.selectors import grants
-from procurement.language import language_of
-from procurement.people import remember
-from procurement.requests import named_in, request_now, requests_of, stand_ins_for
+from procurement.people.language import language_of
+from procurement.words.people import remember
+from procurement.purchase.requests import named_in, request_now, requests_of, stand_ins_for
 from procurement.api.serializers import (
     ApprovalFilterSerializer,
     ApprovalSerializer,

@@ -11,7 +11,7 @@ from typing import ClassVar, Protocol
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from procurement.limits import MAX_DESCRIPTION_CHARS, MAX_QUANTITY
+from procurement.infra.limits import MAX_DESCRIPTION_CHARS, MAX_QUANTITY
 
 MEMORY_KINDS = ("fact", "preference", "procedure", "term", "event")
 

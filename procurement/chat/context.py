@@ -7,7 +7,7 @@ from agentstate.models import Task, Turn
 
 from procurement import workflow
 from procurement.models import Membership, Quote
-from procurement.requests import request_now
+from procurement.purchase.requests import request_now
 from procurement.chat import draft as drafts
 from procurement.chat import facts, lexicon, memory_seam
 from procurement.chat.brain import Context, MemoryView, TaskView

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.translation import pgettext_lazy
 
-from procurement.chat.phrases import language
+from procurement.words.phrases import language
 from procurement.chat.normalise import cn_int
 
 # How far back a day-and-month without a year is still taken as a day gone by (asked about),

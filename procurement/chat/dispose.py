@@ -1,6 +1,6 @@
 """The model proposes, the runtime disposes: each proposed action is checked against the
 transition table, the caller's rights and what the requester confirmed, then carried out
-through `procurement.services` (which check again). Anything else is refused, plainly."""
+through `procurement.purchase.services` (which check again). Anything else is refused, plainly."""
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
@@ -12,19 +12,20 @@ from agentstate.kinds import get_kind
 from agentstate.models import Session, Task, Turn
 from agentstate.said import say as said_code
 
-from procurement import selectors, services, workflow
+from procurement import selectors, workflow
+from procurement.purchase import services
 from procurement.quotesheet import chat as sheet_words
-from procurement.quotesheet import words
+from procurement.words import quotesheet as words
 from procurement.words import refusal
 from procurement.quotesheet.chat import pending_text
 from procurement.quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from procurement.models import Department
-from procurement.pricing import match_item
+from procurement.purchase.pricing import match_item
 from procurement.chat import draft as drafts
 from procurement.chat import dates, facts, lexicon, memory_seam
 from procurement.chat.brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from procurement.chat.context import task_view
-from procurement.chat.phrases import join, language, listed, say
+from procurement.words.phrases import join, language, listed, say
 from procurement.chat.status import (change_reply, list_reply, money_reply, name_of, nudge_reply, po_reply, state_words,
                      status_reply, stock_reply, supplier_reply, unknowable_reply, why_reply)
 

@@ -9,13 +9,13 @@ from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import pgettext_lazy
 
-from procurement.labels import department_code_label, item_label
+from procurement.words.labels import department_code_label, item_label
 from procurement.models import Quote
 from procurement.invoicing.tax import with_tax
-from procurement.pricing import award, match_item
+from procurement.purchase.pricing import award, match_item
 from procurement.templatetags.money import ntd
 from procurement.chat.dates import day_words
-from procurement.chat.phrases import in_lang, language, listed, say
+from procurement.words.phrases import in_lang, language, listed, say
 
 # Asked in this order, one at a time. A budget cap and notes are optional.
 REQUIRED = ("item", "quantity", "department", "justification")

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from procurement.pricing import SYNONYMS, match_item
+from procurement.purchase.pricing import SYNONYMS, match_item
 from procurement.chat import dates, lexicon, vocabulary
 from procurement.chat.normalise import cn_int
 

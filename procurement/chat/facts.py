@@ -10,8 +10,9 @@ from django.db.models import Prefetch
 
 from agentstate.models import Approval, Receipt, Task
 
-from procurement import erp, workflow
-from procurement.requests import NEVER_SUBMITTED, request_now
+from procurement.infra import erp
+from procurement import workflow
+from procurement.purchase.requests import NEVER_SUBMITTED, request_now
 from procurement.selectors.tasks import own_tasks
 from procurement.chat.brain import TaskView
 
@@ -76,7 +77,7 @@ def _mine(user, *, open_only: bool = False, exclude=None, drafts: bool = False):
 
 
 def task_view(task: Task) -> TaskView:
-    """The request as it stands now (procurement.requests.request_now), as the chat's brains see it."""
+    """The request as it stands now (procurement.purchase.requests.request_now), as the chat's brains see it."""
     now = request_now(task)
     draft = task.data.get("draft") or {}
     receipts = list(task.receipts.all())

@@ -8,8 +8,8 @@ import re
 from datetime import date
 
 from procurement import workflow
-from procurement.limits import MAX_QUANTITY
-from procurement.pricing import match_item
+from procurement.infra.limits import MAX_QUANTITY
+from procurement.purchase.pricing import match_item
 from procurement.chat import dates, lexicon
 from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
@@ -17,7 +17,7 @@ from procurement.chat.dates import day_words
 from procurement.chat.draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from procurement.chat.hearing import Heard, decide
 from procurement.chat.extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
-from procurement.chat.phrases import join, listed, say
+from procurement.words.phrases import join, listed, say
 from procurement.chat.questions import REF, is_open_question
 from procurement.chat.status import name_of, one_line, state_words
 

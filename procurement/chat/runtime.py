@@ -18,15 +18,15 @@ from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
 from procurement import workflow
-from procurement.limits import MAX_CHAT_CHARS
-from procurement.language import CHAT_LANGUAGES, user_language_remember
+from procurement.infra.limits import MAX_CHAT_CHARS
+from procurement.people.language import CHAT_LANGUAGES, user_language_remember
 from procurement.quotesheet.chat import SheetBrain
 from procurement.selectors.sessions import may_post
 from procurement.chat.brain import Brain, Context, Proposal
 from procurement.chat.context import build_context, summarize
 from procurement.chat.dispose import Job, Outcome, dispose
 from procurement.chat.lexicon import language
-from procurement.chat.phrases import join, say
+from procurement.words.phrases import join, say
 from procurement.chat.normalise import normalise
 from procurement.chat.rules import RuleBrain
 

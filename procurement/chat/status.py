@@ -6,13 +6,15 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.text import capfirst
 
-from procurement import erp, labels, selectors, workflow
+from procurement.infra import erp
+from procurement.words import labels
+from procurement import selectors, workflow
 from procurement.words import event_reason, readable
-from procurement.people import person_label
-from procurement.requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
+from procurement.words.people import person_label
+from procurement.purchase.requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from procurement.chat import dates
 from procurement.chat import draft as drafts
-from procurement.chat.phrases import join, language, listed, say
+from procurement.words.phrases import join, language, listed, say
 
 APPROVERS_SHOWN = 3
 

@@ -11,9 +11,9 @@ from functools import lru_cache
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from procurement.labels import department_label
+from procurement.words.labels import department_label
 from procurement.models import Department
-from procurement.chat.phrases import language
+from procurement.words.phrases import language
 
 # More words for the demo's departments (DESIGN §10), beside their codes and names.
 ALIASES = {"ENG": (r"工程(?!師)", "研發部"), "OPS": ("營運", "維運")}

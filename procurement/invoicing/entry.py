@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from procurement.money import ntd
+from procurement.words.money import ntd
 from procurement.invoicing.einvoice_qr import decode_left
 from procurement.invoicing.numbers import validate_invoice_number
 from procurement.invoicing.po import PurchaseOrder

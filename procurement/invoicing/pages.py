@@ -10,7 +10,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from procurement.requests import request_now
+from procurement.purchase.requests import request_now
 from procurement.invoicing.einvoice_qr import decode_left, read_photo
 from procurement.selectors.tasks import task_for
 from procurement.invoicing.forms import InvoiceForm

@@ -20,9 +20,9 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from agentstate.models import ApprovalDecision
 
-from procurement.labels import item_label
-from procurement.money import ntd
-from procurement.people import person_label
+from procurement.words.labels import item_label
+from procurement.words.money import ntd
+from procurement.words.people import person_label
 from procurement.invoicing.po import PurchaseOrder
 
 FONT = "MSung-Light"

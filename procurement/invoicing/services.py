@@ -8,7 +8,7 @@ from agentstate.errors import Conflict, DomainError, said
 from agentstate.models import Receipt
 from agentstate.receipts import receipt_perform, receipt_plan
 
-from procurement import erp
+from procurement.infra import erp
 from procurement.invoicing.entry import Entry, invoice_entry
 from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval

@@ -26,13 +26,13 @@ from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
 
 from procurement import workflow
-from procurement.labels import actor_label
-from procurement.language import language_of
-from procurement.people import person_label
+from procurement.words.labels import actor_label
+from procurement.people.language import language_of
+from procurement.words.people import person_label
 from procurement.models import Notice, NoticeSource
-from procurement.outbox import notification_queue
+from procurement.infra.outbox import notification_queue
 from procurement.policy.routing import OnlyTheRequester
-from procurement.requests import request_now
+from procurement.purchase.requests import request_now
 from procurement.words import render
 from procurement.notices.render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)

@@ -10,10 +10,10 @@ from django.utils import translation
 
 from agentstate.models import Task
 
-from procurement.labels import department_label_lazy, items_summary_lazy
+from procurement.words.labels import department_label_lazy, items_summary_lazy
 from procurement.models import Department
-from procurement.people import person_label
-from procurement.requests import request_now
+from procurement.words.people import person_label
+from procurement.purchase.requests import request_now
 
 SUBJECT_CHARS = 200
 
@@ -81,5 +81,5 @@ def department_words(code: str):
 
 
 def display_name(user) -> str:
-    """A person as pages name them too (procurement.people)."""
+    """A person as pages name them too (procurement.words.people)."""
     return person_label(user)

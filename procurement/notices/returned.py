@@ -14,7 +14,7 @@ from agentstate import trace
 from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
-from procurement.language import CHAT_LANGUAGES
+from procurement.people.language import CHAT_LANGUAGES
 
 EXPECTS = "revision"
 

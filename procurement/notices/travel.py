@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from agentstate.models import Checkpoint, Task, TaskEvent
 from agentstate.timetravel import FORKED_EVENT, REPLAY_EVENT, why_of
 
-from procurement.labels import STATE_LABELS, STATE_MEANINGS, STEP_LABELS
+from procurement.words.labels import STATE_LABELS, STATE_MEANINGS, STEP_LABELS
 from procurement.models import PurchaseRequest
 from procurement.notices.render import display_name, task_url
 

@@ -15,14 +15,16 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from procurement import labels, selectors, services
-from procurement.budget import budget_outlook
-from procurement.people import people_labels, person_label, remember
+from procurement.words import labels
+from procurement import selectors
+from procurement.purchase import services
+from procurement.purchase.budget import budget_outlook
+from procurement.words.people import people_labels, person_label, remember
 from procurement.policy.chain import withdrawn
 from procurement.policy.deciding import step_decider, step_people
 from procurement.policy.rules import amount_words
-from procurement.policy.words import chain_lines
-from procurement.requests import active_stand_ins
+from procurement.words.policy import chain_lines
+from procurement.purchase.requests import active_stand_ins
 from procurement.words import refusal
 from procurement.templatetags.money import ntd
 from procurement.pages import inbox as inbox_rows

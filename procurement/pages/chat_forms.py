@@ -1,13 +1,13 @@
 """The chat page's form: one message, checked by the same rules as the API's chat turn
-(procurement.limits through chat.runtime.message_checked, and the input layer's text rules)."""
+(procurement.infra.limits through chat.runtime.message_checked, and the input layer's text rules)."""
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from agentstate.errors import DomainError
 
 from procurement.chat.runtime import message_checked
-from procurement.inputguard import InputRefused, check_text
-from procurement.limits import MAX_CHAT_CHARS
+from procurement.infra.inputguard import InputRefused, check_text
+from procurement.infra.limits import MAX_CHAT_CHARS
 
 
 class ChatMessageForm(forms.Form):

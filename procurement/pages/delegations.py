@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agentstate.errors import DomainError, NotFound
 
-from procurement.people import person_label
+from procurement.words.people import person_label
 from procurement.policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
 from procurement.selectors.roles import approvers, uses_delegations
 

@@ -8,9 +8,9 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError
 
-from procurement import services
-from procurement.people import remember
-from procurement.requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
+from procurement.purchase import services
+from procurement.words.people import remember
+from procurement.purchase.requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
 from procurement.pages.context import Nav
 from procurement.pages.request_forms import HomeFilterForm, NewRequestForm, line_formset, line_formset_more
 

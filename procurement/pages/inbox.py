@@ -16,10 +16,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from openpyxl import Workbook
 
-from procurement import labels, selectors
-from procurement.people import people_labels, person_label
+from procurement.words import labels
+from procurement import selectors
+from procurement.words.people import people_labels, person_label
 from procurement.policy.rules import amount_words
-from procurement.policy.words import approval_status_words, role_label
+from procurement.words.policy import approval_status_words, role_label
 from procurement.templatetags.money import ntd
 
 PER_PAGE = 20

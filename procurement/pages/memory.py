@@ -25,7 +25,7 @@ from agentstate.memory.models import MAX_CONTENT, Kind, MemoryEntry, MemoryVersi
 from agentstate.memory.services import memory_confirm, memory_correct
 
 from procurement.selectors import memory as selectors
-from procurement.limits import MAX_REASON_CHARS
+from procurement.infra.limits import MAX_REASON_CHARS
 from procurement.words import coded_refusal, refusal_errors
 from procurement.pages.memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 

@@ -3,7 +3,7 @@ and delete buttons may carry. Domain rules (content limits, who may) stay in the
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from procurement.limits import MAX_REASON_CHARS
+from procurement.infra.limits import MAX_REASON_CHARS
 
 MAX_VERSION = 2**31 - 1
 

@@ -19,7 +19,7 @@ from agentstate.models import Session
 
 from procurement import selectors
 from procurement.api.throttles import chat_wait
-from procurement.limits import MAX_CHAT_CHARS
+from procurement.infra.limits import MAX_CHAT_CHARS
 from procurement.quotesheet.chat import chat_attach
 from procurement.words import refusal
 from procurement.pages.chat import _context, _session

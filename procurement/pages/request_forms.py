@@ -3,11 +3,11 @@ on its page, a cancel. They check the input's shape; the services decide what ma
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from procurement import labels
-from procurement.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MAX_REASON_CHARS,
+from procurement.words import labels
+from procurement.infra.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MAX_REASON_CHARS,
                       MONEY_DECIMAL_PLACES, MONEY_MAX_DIGITS)
 from procurement.models import Department
-from procurement.requests import ALL, FINISHED, OPEN
+from procurement.purchase.requests import ALL, FINISHED, OPEN
 
 MAX_VERSION = 2**31 - 1
 BLANK_LINES = 2  # empty rows offered for more items

@@ -1,5 +1,5 @@
 """The work queue page (DESIGN §14): tasks in `needs_review` with why each is there and the
-receipts in doubt, and the four actions as forms (procurement.review). One URL serves the page
+receipts in doubt, and the four actions as forms (procurement.history.review). One URL serves the page
 and, for htmx, the fragment; cancel shows what it will and will not undo before it runs."""
 from django import forms
 from django.contrib.auth.decorators import login_required
@@ -11,7 +11,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
 
-from procurement import review, selectors
+from procurement.history import review
+from procurement import selectors
 from procurement.policy import last_step
 
 PAGE = "procurement/review.html"

@@ -11,10 +11,11 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError, NotFound, NotPermitted
 from agentstate.kinds import get_kind
 
-from procurement import selectors, services, workflow
-from procurement.labels import is_agent
-from procurement.people import remember
-from procurement.requests import named_in, request_now
+from procurement import selectors, workflow
+from procurement.purchase import services
+from procurement.words.labels import is_agent
+from procurement.words.people import remember
+from procurement.purchase.requests import named_in, request_now
 from procurement.words import refusal
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
 from procurement.receiving.forms import receive_form_for

@@ -2,7 +2,7 @@
 requester (and admins); replay, rewind and fork for admins, each button saying in one sentence what
 it will and will not do. A rewind shows its list of effects first and asks to confirm; a replay is
 shown beside what happened; a fork links both ways. Each view parses a form, calls one service
-(procurement.timetravel) and shows the page again, or goes to where the person is now."""
+(procurement.history.timetravel) and shows the page again, or goes to where the person is now."""
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -14,7 +14,8 @@ from agentstate.errors import DomainError, NotPermitted, said
 from agentstate.timetravel import FORKED_EVENT
 from agentstate.models import Task
 
-from procurement import selectors, timetravel, workflow
+from procurement import selectors, workflow
+from procurement.history import timetravel
 from procurement.models import PurchaseRequest, Supplier
 from procurement.words import refusal
 

@@ -38,7 +38,7 @@ class OnlyTheRequester:
 
     @property
     def reason(self) -> str:
-        # English for the event log; procurement.sentences gives it in the reader's language.
+        # English for the event log; procurement.words.sentences gives it in the reader's language.
         return (f"only {self.requester}, the requester, could decide step {self.number} of the approval chain; "
                 f"nobody decides their own request")
 
@@ -48,7 +48,7 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
     """The route for the approval (its frozen chain, the policy version and the rule), None when no
     rule matches or a step would have nobody to decide it, OnlyTheRequester when only the requester
     could decide a step and nobody above her can (the request then goes to review).
-    Without any policy version yet, the route is the built-in one (procurement.access)."""
+    Without any policy version yet, the route is the built-in one (procurement.people.access)."""
     policy = current_policy()
     if policy is None:
         from procurement.selectors.approvals import approval_route

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from procurement.money import ntd
+from procurement.words.money import ntd
 from procurement.policy.models import ApprovalPolicy, PolicyRule
 
 

@@ -15,10 +15,10 @@ from procurement.chat.brain import AnswerQuote, Context, NoAction, Proposal
 from procurement.chat.context import departments_of, summarize
 from procurement.chat.extract import extract
 from procurement.chat.rules import CHANGE_VERB
-from procurement.chat.phrases import join, language
+from procurement.words.phrases import join, language
 from procurement.chat.questions import question_of
 from procurement.chat.status import state_words
-from procurement.quotesheet import words
+from procurement.words import quotesheet as words
 from procurement.quotesheet.answers import parse_answer
 from procurement.quotesheet.services import next_question, open_questions, quote_sheet_attach, sheet_summary
 
@@ -62,7 +62,7 @@ def sheet_proposal(ctx: Context) -> Proposal | None:
 
 
 def answered_reply(question: dict, answer: str, value: str, lang: str) -> str:
-    from procurement.money import ntd
+    from procurement.words.money import ntd
 
     row = question["row"]
     if answer == "drop":

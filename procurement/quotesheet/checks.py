@@ -14,7 +14,7 @@ from statistics import median
 
 from django.core.exceptions import ValidationError
 
-from procurement.pricing import match_item
+from procurement.purchase.pricing import match_item
 from procurement.invoicing.taxid import validate_tax_id
 from procurement.quotesheet.reader import SheetRow
 

@@ -3,7 +3,7 @@ row of a quote sheet is a price the requester supplied; a row whose price she co
 answer is one she changed. When such a row wins the award, the approval's scope names it: who
 gave the price, the catalogue median beside it and the difference, so the approver sees it
 before clicking. A price past the sheet's tolerance also sends the request one level higher
-(procurement.steps.route)."""
+(procurement.purchase.steps.route)."""
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils import timezone

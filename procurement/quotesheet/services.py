@@ -18,10 +18,10 @@ from agentstate.errors import Conflict, DomainError
 from agentstate.machine import fire
 
 from procurement import workflow
-from procurement.inputguard import file_name_too_long
-from procurement.limits import MAX_FILE_NAME_CHARS
+from procurement.infra.inputguard import file_name_too_long
+from procurement.infra.limits import MAX_FILE_NAME_CHARS
 from procurement.models import Quote, Supplier
-from procurement.services import request_draft_save
+from procurement.purchase.services import request_draft_save
 from procurement.quotesheet import checks
 from procurement.quotesheet.reader import SheetRefused, read_sheet
 from procurement.quotesheet.state import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401

@@ -13,9 +13,10 @@ from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 
-from procurement import erp, queueing, workflow
-from procurement.budget import budget_release_part
-from procurement.pricing import totals
+from procurement.infra import erp, queueing
+from procurement import workflow
+from procurement.purchase.budget import budget_release_part
+from procurement.purchase.pricing import totals
 from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine
 from procurement.receiving.progress import Progress, ordered_lines, progress_of
 

@@ -12,7 +12,7 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
 
-from procurement import labels
+from procurement.words import labels
 from procurement.models import Department, Membership
 from procurement.policy.chain import CHAIN_PREFETCH
 from procurement.selectors.grants import DECIDE_APPROVAL, approval_grants

@@ -1,7 +1,7 @@
 """A request and the requests forked from the same one, read together: a fork tries another way
 to buy the same goods, so while two of them are alive, approving both would buy twice. Each
 approval page names the others and links them; approving one asks, in the same click, whether to
-cancel the others (procurement.services.approval_decide). Two purchase orders for the same goods
+cancel the others (procurement.purchase.services.approval_decide). Two purchase orders for the same goods
 are never issued without that answer."""
 from dataclasses import dataclass
 

@@ -9,7 +9,7 @@ from agentstate.errors import NotPermitted
 from agentstate.models import Receipt, Task, TaskEvent
 
 from procurement import workflow
-from procurement.labels import department_code_label
+from procurement.words.labels import department_code_label
 from procurement.selectors.roles import deciding_memberships
 from procurement.selectors.tasks import task_for
 

@@ -11,9 +11,10 @@ from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, ApprovalDecision, Receipt, Task
 
-from procurement import erp, workflow
+from procurement.infra import erp
+from procurement import workflow
 from procurement.models import PurchaseRequest
-from procurement.requests import with_request_reads
+from procurement.purchase.requests import with_request_reads
 from procurement.selectors.grants import approval_task_grants, task_grants
 from procurement.selectors.roles import deciding_memberships
 

@@ -1,10 +1,11 @@
-"""`{{ task.state|state_label }}` and friends: codes shown as words (procurement.labels)."""
+"""`{{ task.state|state_label }}` and friends: codes shown as words (procurement.words.labels)."""
 from django import template
 from django.utils.translation import pgettext
 
-from procurement import ages, labels, words, workflow
-from procurement.people import person_label
-from procurement.policy.words import approval_status_words
+from procurement.words import ages, labels
+from procurement import words, workflow
+from procurement.words.people import person_label
+from procurement.words.policy import approval_status_words
 
 register = template.Library()
 
@@ -75,13 +76,13 @@ def event_label(event) -> str:
 
 @register.filter
 def actor_label(actor) -> str:
-    """A person by name (procurement.people), or 「採購助理」/"the agent" for the worker's host:pid and the runtime."""
+    """A person by name (procurement.words.people), or 「採購助理」/"the agent" for the worker's host:pid and the runtime."""
     return labels.actor_label(actor or "")
 
 
 @register.filter
 def person(who) -> str:
-    """`{{ approval.decided_by|person }}`: a user or a username by full name, else username (procurement.people)."""
+    """`{{ approval.decided_by|person }}`: a user or a username by full name, else username (procurement.words.people)."""
     return person_label(who)
 
 
@@ -169,7 +170,7 @@ def department_with_code(department) -> str:
 
 @register.filter
 def age(since) -> str:
-    """`{{ row.created_at|age }}`: 「12 分鐘」, "12 minutes" (procurement.ages), where Django's timesince says 「12 分」."""
+    """`{{ row.created_at|age }}`: 「12 分鐘」, "12 minutes" (procurement.words.ages), where Django's timesince says 「12 分」."""
     return ages.age(since)
 
 

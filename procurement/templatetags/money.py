@@ -1,9 +1,9 @@
-"""Money and time as people here read them (procurement.money): NT$, large sums also in 萬 in Chinese."""
+"""Money and time as people here read them (procurement.words.money): NT$, large sums also in 萬 in Chinese."""
 from django import template
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from procurement import money
+from procurement.words import money
 
 register = template.Library()
 

@@ -29,7 +29,7 @@ WHY = {"why": "quoted"}
 
 # The reasons of events: what the timeline says under each event.
 EVENTS = {
-    # agentstate.machine, procurement.services, procurement.chat
+    # agentstate.machine, procurement.purchase.services, procurement.chat
     "created": _w(_s("created")),
     "draft_started": _w(_s("draft started in chat")),
     "request_confirmed": _w(_s("request confirmed and sent")),
@@ -39,7 +39,7 @@ EVENTS = {
     "cancelled_as_twin": _w(_s("cancelled by %(who)s, who approved %(number)s for the same goods instead"),
                             who="person"),
     "offboarded": _w(_r("%(person)s left the organisation (offboarded by %(by)s)"), person="person", by="person"),
-    # procurement.steps
+    # procurement.purchase.steps
     "requisition_replaced": _w(_s("the previous ERP requisition was cancelled and its budget released")),
     "awarded": _w(_s("awarded to %(supplier)s: %(total)s incl. tax"), total="money"),
     "above_every_limit": _w(_s("%(total)s is above every approval limit for %(department)s"),
@@ -61,7 +61,7 @@ EVENTS = {
                                                "a purchase order")),
     "requisition_verified": _w(_s("ERP requisition %(id)s verified with the ERP")),
     "order_verified": _w(_s("ERP purchase order %(id)s verified with the ERP")),
-    # procurement.timetravel and agentstate.timetravel: pause, resume, rewind, fork, dry run
+    # procurement.history.timetravel and agentstate.timetravel: pause, resume, rewind, fork, dry run
     "paused": _w(_r("paused by %(person)s"), person="person"),
     "resumed_after_reconciling": _w(_r("resumed by %(person)s from the state saved at version %(version)s, after "
                                        "its ERP results were checked"), person="person"),
@@ -94,7 +94,7 @@ EVENTS = {
     "receipt_settled": _w(_s("%(operation)s: %(before)s → %(after)s"), operation="operation", before="receipt",
                           after="receipt"),
     "data_upgraded": _w(_s("the request's saved data was converted from format %(old)s to %(new)s")),
-    # procurement.retries, procurement.review, procurement.settling: the work queue
+    # procurement.purchase.retries, procurement.history.review, procurement.purchase.settling: the work queue
     "step_failed": _w(_s("the step “%(step)s” failed %(n)s times in a row"), step="step"),
     "retried": _w(_s("retried the step “%(step)s”. %(note)s"), step="step", note="note"),
     "approver_named": _w(_s("%(who)s named %(person)s to decide it, above every approval limit. %(note)s"),

@@ -6,10 +6,10 @@ from decimal import Decimal, InvalidOperation
 
 from django.utils.translation import pgettext, pgettext_lazy
 
-from procurement import labels
+from procurement.words import labels
 from procurement.models import PurchaseRequest
-from procurement.money import ntd
-from procurement.people import person_label
+from procurement.words.money import ntd
+from procurement.words.people import person_label
 from procurement.words.sentences import error_words
 
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")

@@ -13,13 +13,13 @@ from django.utils.translation import get_language, pgettext_lazy
 from agentstate.errors import Conflict, DomainError, IllegalTransition, LeaseLost, NotFound, NotPermitted, StaleVersion
 from agentstate.memory.deletion import ReasonQuotesEntry
 
-from procurement import labels
-from procurement.money import ntd
-from procurement.people import person_label
+from procurement.words import labels
+from procurement.words.money import ntd
+from procurement.words.people import person_label
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
-# Parts that name a person by username, said by their name (procurement.people), as pages and notices do.
+# Parts that name a person by username, said by their name (procurement.words.people), as pages and notices do.
 PERSON_PARTS = {"who", "for", "requester", "person"}
 USERNAME = re.compile(r"[\w.@+-]+")
 
@@ -68,7 +68,7 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
     (r"No such delegation\.", pgettext_lazy("refusal", "Not found.")),
     (r"The delegation was not saved; see the fields\.",
      pgettext_lazy("refusal", "The delegation was not saved; see the fields.")),
-    # refusals people meet on the pages (agentstate.approvals, procurement.services, the views)
+    # refusals people meet on the pages (agentstate.approvals, procurement.purchase.services, the views)
     (r"A comment is required to (?P<decision>\w+)\.", pgettext_lazy("refusal", "A comment is required to %(decision)s.")),
     (r"Unknown decision .*", pgettext_lazy("refusal", "Choose approve, reject or return.")),
     (r"Nobody decides their own request\.", pgettext_lazy("refusal", "Nobody decides their own request.")),
@@ -123,7 +123,7 @@ SENTENCES = [(re.compile(pattern), words) for pattern, words in [
      pgettext_lazy("agent sentence", "quote sheet question %(n)s: tax ID %(tax_id)s for row %(row)s")),
     (r"quote sheet question (?P<n>\d+) \(row (?P<row>\d+)\): item (?P<item>.+)",
      pgettext_lazy("agent sentence", "quote sheet question %(n)s: row %(row)s is %(item)s")),
-    # procurement.pricing and procurement.budget: the agent's questions
+    # procurement.purchase.pricing and procurement.purchase.budget: the agent's questions
     (r"The request has no lines yet: what would you like to buy\?",
      pgettext_lazy("agent sentence", "The request has no lines yet: what would you like to buy?")),
     (r"We have no quote for (?P<quoted>.+?)\. We can buy: (?P<items>.+?)\. "
@@ -334,7 +334,7 @@ def _part(name: str, value: str) -> str:
     if name == "department":
         return labels.department_code_label(value)
     if name == "role":
-        from procurement.policy.words import role_label
+        from procurement.words.policy import role_label
 
         return role_label(value)
     if name == "item":

@@ -5,7 +5,7 @@ admin's index and a task's page fit too."""
 import pytest
 from playwright.sync_api import expect
 
-from procurement import services
+from procurement.purchase import services
 
 from tests.browser.conftest import ARTIFACTS
 

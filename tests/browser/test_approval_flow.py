@@ -3,7 +3,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentstate.models import Approval, TaskEvent
-from procurement import services
+from procurement.purchase import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

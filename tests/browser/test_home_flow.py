@@ -6,8 +6,8 @@ from playwright.sync_api import expect
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Task
-from procurement import services
-from procurement.language import user_language_set
+from procurement.purchase import services
+from procurement.people.language import user_language_set
 
 from tests.browser.conftest import ARTIFACTS
 

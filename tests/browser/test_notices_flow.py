@@ -5,8 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from agentstate.models import Approval, Session
-from procurement import services
-from procurement.language import user_language_set
+from procurement.purchase import services
+from procurement.people.language import user_language_set
 
 from tests.browser.conftest import ARTIFACTS
 

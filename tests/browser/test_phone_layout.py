@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentstate.models import Approval, Session
-from procurement import services
+from procurement.purchase import services
 
 from tests.browser.conftest import ARTIFACTS
 

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentstate.models import Session, Task
-from procurement.language import user_language_set
+from procurement.people.language import user_language_set
 from tests.procurement.quote_sheets import xlsx_bytes
 
 from tests.browser.conftest import ARTIFACTS

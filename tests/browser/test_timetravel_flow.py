@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentstate.models import Task
-from procurement import services
+from procurement.purchase import services
 
 from tests.browser.conftest import ARTIFACTS
 
@@ -69,7 +69,7 @@ def test_carol_forks_to_try_another_supplier_on_a_phone_and_both_requests_link(w
 
 def test_on_a_phone_carol_rewinds_with_a_reason_and_alice_reads_it_in_chinese(waiting, signed_in, live_server,
                                                                               settings):
-    from procurement.language import user_language_set
+    from procurement.people.language import user_language_set
 
     settings.SITE_URL = live_server.url
     user_language_set(user=waiting.initiator, language="zh-hant")

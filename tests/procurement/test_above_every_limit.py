@@ -6,7 +6,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.page_text import page, visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,7 +14,8 @@ from django.utils import timezone, translation
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.memory.models import MemoryEntry
 from agentstate.models import Session, Turn
-from procurement import labels, services
+from procurement.words import labels
+from procurement.purchase import services
 from procurement.models import BudgetReservation, Membership, Notification
 from procurement.policy.models import Delegation
 
@@ -172,7 +173,7 @@ def test_a_memory_entry_opened_in_the_admin_reads_its_status_kind_and_source_in_
 def test_an_admin_sets_a_persons_language_on_her_page_before_she_ever_signs_in(demo):
     from django.test import Client
 
-    from procurement.language import language_of
+    from procurement.people.language import language_of
     from procurement.models import UserPreference
 
     erin, admin = demo["erin"], Client()

@@ -1,14 +1,14 @@
 """The work queue's actions in the Django admin (procurement/admin.py): on a task in
 `needs_review`, check the ERP again, record the outcome and retry each ask why (and the ERP
-reference) on a confirmation page, then go through procurement.review, recording who and why.
+reference) on a confirmation page, then go through procurement.history.review, recording who and why.
 On PostgreSQL, against the ERP simulator across a real socket, steps run in-process."""
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Receipt, Task, TaskEvent
-from procurement import erp as erp_ops
-from procurement import services
+from procurement.infra import erp as erp_ops
+from procurement.purchase import services
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -3,7 +3,7 @@ from datetime import timedelta
 
 from django.utils import timezone, translation
 
-from procurement import ages
+from procurement.words import ages
 
 NOW = timezone.now()
 

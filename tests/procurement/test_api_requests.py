@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 from procurement.receiving.services import purchase_order_close_short
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,7 +85,7 @@ def test_without_credentials_the_list_answers_401(demo):
 
 
 def test_a_client_that_names_no_language_reads_the_language_saved_on_her_account(demo, erp, eager):
-    from procurement.language import user_language_set
+    from procurement.people.language import user_language_set
 
     submit(demo["alice"])
     user_language_set(user=demo["alice"], language="zh-hant")

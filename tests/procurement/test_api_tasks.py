@@ -10,7 +10,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.models import PurchaseRequest
 
 pytestmark = pytest.mark.django_db(transaction=True)

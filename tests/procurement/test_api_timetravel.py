@@ -4,8 +4,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from agentstate.models import Receipt, Task, TaskEvent
-from procurement import erp as erp_ops
-from procurement import services
+from procurement.infra import erp as erp_ops
+from procurement.purchase import services
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 TASKS = "/api/v1/tasks/"

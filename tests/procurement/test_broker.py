@@ -5,14 +5,14 @@ from queue import Empty
 import pytest
 from kombu import Connection
 
-from procurement import broker
+from procurement.infra import broker
 
 
 @pytest.fixture
 def channel(tmp_path):
     folder = str(tmp_path)
     options = {"data_folder_in": folder, "data_folder_out": folder, "store_processed": False}
-    with Connection("filesystem://", transport="procurement.broker:Transport", transport_options=options) as conn:
+    with Connection("filesystem://", transport="procurement.infra.broker:Transport", transport_options=options) as conn:
         yield conn.default_channel
 
 

@@ -16,7 +16,7 @@ from django.db import connections
 from django.test import Client
 
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.models import BudgetReservation, Department, Membership
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -85,7 +85,7 @@ def test_her_conversations_say_how_long_ago_each_was_last_used(demo, language, n
 ])
 def test_a_return_asks_in_the_language_of_her_conversation_not_her_accounts(demo, erp, eager, account, said,
                                                                            asked, answer):
-    from procurement.language import user_language_set
+    from procurement.people.language import user_language_set
 
     user_language_set(user=demo["alice"], language=account)
     session, task = requested_in_chat(demo["alice"], said, "yes" if said.isascii() else "好")

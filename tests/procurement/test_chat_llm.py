@@ -91,7 +91,7 @@ def test_tools_offered_per_stage__submit_only_once_confirmed__never_approve(demo
 
 def test_tools_when_awaiting_input_and_after_the_order_is_confirmed(demo, erp, eager, no_memory_store):
     from agentstate.models import Approval
-    from procurement import services
+    from procurement.purchase import services
 
     alice = demo["alice"]
     session = open_session(alice)

@@ -5,7 +5,7 @@ never obeyed, and an error or a timeout falls back to the rules."""
 import pytest
 
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.chat import facts
 from tests.procurement.chat.stub_llm import StubModel
 from tests.procurement.chat.support import draft_of, no_memory_store, open_session, talk  # noqa: F401

@@ -7,7 +7,7 @@ import pytest
 
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.chat.brain import Action, Attach, NoAction, Submit, UpdateDraft
 from procurement.chat.runtime import CHAT_MAX_CHARS
 from tests.procurement.chat.support import (ScriptedBrain, agent_turns, draft_of, no_memory_store,  # noqa: F401

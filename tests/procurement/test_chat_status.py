@@ -3,7 +3,7 @@ receipts, approvals), never from the chat; an outcome nobody verified is never "
 import pytest
 
 from agentstate.models import Approval, Receipt
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_memory_store")]

@@ -5,8 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agentstate.models import Receipt, Task, TaskEvent
-from procurement import erp, workflow
-from procurement.language import user_language_set
+from procurement.infra import erp
+from procurement import workflow
+from procurement.people.language import user_language_set
 from procurement.models import Department, PurchaseRequest, RequestLine
 from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agentstate.models import Turn
 from procurement.chat.vocabulary import departments
-from procurement.language import user_language_set
+from procurement.people.language import user_language_set
 from tests.procurement.chat.support import open_session, talk
 from tests.procurement.test_chat_status_queries import requests_for
 

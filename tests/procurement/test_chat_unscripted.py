@@ -2,7 +2,7 @@
 and none of them files a request or turns into a purpose."""
 import pytest
 
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.chat.support import no_memory_store, open_session, talk  # noqa: F401
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_memory_store")]

@@ -1,7 +1,7 @@
 """Crash points on a REAL Celery worker (DESIGN §5, §6, §12 "the service dies").
 
 Each case starts a worker with `AGENT_CRASH_AT=<point>`: the worker SIGKILLs itself at that
-boundary of a step (procurement.faults). The Redis message it held is not redelivered for an
+boundary of a step (procurement.infra.faults). The Redis message it held is not redelivered for an
 hour (visibility timeout), so progress must come from the database: a fresh worker plus the
 recovery pass (expired lease fenced, idle runnable task resumed, doubtful receipt looked up
 by its key).
@@ -17,7 +17,8 @@ import pytest
 
 from agentstate.models import Approval, Receipt, Task
 from agentstate.recovery import recovery_pass
-from procurement import erp, faults, services
+from procurement.infra import erp, faults
+from procurement.purchase import services
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

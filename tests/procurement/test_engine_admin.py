@@ -5,7 +5,7 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
-from procurement import services
+from procurement.purchase import services
 
 from tests.procurement.page_text import state_codes, visible_text
 

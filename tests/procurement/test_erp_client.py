@@ -6,7 +6,7 @@ import time
 import pytest
 
 from agentstate.external import Indeterminate, Outcome
-from procurement.erp import (
+from procurement.infra.erp import (
     CANCEL_REQUISITION,
     CREATE_REQUISITION,
     ISSUE_PURCHASE_ORDER,

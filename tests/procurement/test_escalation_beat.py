@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 from procurement.models import Notice, PolicyStep
 from procurement.policy.rules import policy_publish
 

@@ -19,8 +19,9 @@ from agentstate.errors import Conflict, LeaseLost, NotFound, NotPermitted, Stale
 from agentstate.leases import lease_claim, lease_release
 from agentstate.models import Approval, Receipt, Task
 from agentstate.recovery import recovery_pass
-from procurement import erp as erp_ops
-from procurement import services, steps, tasks
+from procurement.infra import erp as erp_ops
+from procurement.purchase import services, steps
+from procurement import tasks
 from procurement.models import BudgetReservation, Department, Notification
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

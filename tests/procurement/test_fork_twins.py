@@ -7,8 +7,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Task, TaskEvent
-from procurement import services
-from procurement import timetravel as tt
+from procurement.purchase import services
+from procurement.history import timetravel as tt
 from procurement.models import PurchaseRequest, Quote
 from procurement.selectors import live_relatives
 from tests.procurement.page_text import page, visible_text

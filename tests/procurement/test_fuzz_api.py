@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from procurement.api.throttles import ChatThrottle, TokenThrottle, WriteThrottle
-from procurement.tokens import token_issue
+from procurement.people.tokens import token_issue
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_memory_store", "unthrottled")]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from agentstate.memory.services import memory_create
 from agentstate.models import Approval, Session
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_memory_store")]

@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 
 from agentstate.approvals import approval_open
 from agentstate.models import Approval
-from procurement import selectors, services
+from procurement import selectors
+from procurement.purchase import services
 from procurement.models import Department, Membership
 from procurement.selectors import grants
 

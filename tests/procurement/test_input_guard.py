@@ -7,7 +7,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from agentstate.models import Session, Turn
-from procurement.limits import MAX_JSON_DEPTH
+from procurement.infra.limits import MAX_JSON_DEPTH
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_memory_store")]

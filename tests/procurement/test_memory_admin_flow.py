@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from agentstate.memory.retrieval import memory_context
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.models import Checkpoint, MemoryEvent, Session, Turn
-from procurement import services
+from procurement.purchase import services
 from tests.agentstate.memory_support import where_text_is
 
 

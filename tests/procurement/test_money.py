@@ -3,7 +3,7 @@ sums also in 萬, a unit English does not have."""
 import pytest
 from django.utils import translation
 
-from procurement.money import ntd
+from procurement.words.money import ntd
 
 
 @pytest.mark.parametrize("value, english, chinese", [

@@ -14,11 +14,12 @@ from django.db import connection
 from django.utils import timezone
 
 from agentstate.models import Approval, Session, Task
-from procurement import services, tasks
-from procurement.language import user_language_set
+from procurement.purchase import services
+from procurement import tasks
+from procurement.people.language import user_language_set
 from procurement.models import Notice, NoticeSource, Notification
 from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
-from procurement.outbox import outbox_dispatch
+from procurement.infra.outbox import outbox_dispatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SITE = "https://buy.example.tw"

@@ -70,7 +70,7 @@ def test_the_admin_on_call_is_told_when_a_request_waits_in_the_work_queue(demo, 
 
 
 def test_the_work_queue_notice_leaves_the_bell_once_the_request_left_review(demo, erp, eager):
-    from procurement import review
+    from procurement.history import review
     from procurement.notices.derive import notices_catch_up
     erp.fault(mode="down", path="/requisitions")
     task = submit(demo["alice"], SMALL)

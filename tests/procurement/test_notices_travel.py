@@ -9,9 +9,9 @@ from rest_framework.test import APIClient
 
 from agentstate.models import Task, TaskEvent
 from agentstate.timetravel import REPLAY_EVENT
-from procurement import services
-from procurement import timetravel as tt
-from procurement.language import user_language_set
+from procurement.purchase import services
+from procurement.history import timetravel as tt
+from procurement.people.language import user_language_set
 from procurement.models import Notice, Notification, PurchaseRequest
 
 from tests.procurement.page_text import english_words, state_codes, visible_text

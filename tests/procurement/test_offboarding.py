@@ -8,9 +8,9 @@ from agentstate.memory.models import MemoryEntry, MemoryEvent
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.models import Session, Task, TaskEvent, Turn
-from procurement import services
+from procurement.purchase import services
 from procurement.selectors import session_for
-from procurement.offboarding import REDACTED, user_erase, user_offboard
+from procurement.people.offboarding import REDACTED, user_erase, user_offboard
 from tests.agentstate.memory_support import where_text_is
 from tests.engine_support import task_in_state
 
@@ -162,7 +162,7 @@ def io_sink():
 
 def test_erasing_deletes_their_notices_and_blanks_their_mail_but_not_anyone_elses(alices_world, demo):
     from procurement.models import Notice, Notification
-    from procurement.outbox import notification_queue
+    from procurement.infra.outbox import notification_queue
 
     task = alices_world["open"]
     for person in ("alice", "bob"):

@@ -88,7 +88,7 @@ def test_when_only_the_requester_could_decide_a_step_it_goes_to_review_saying_so
 
 
 def test_the_review_reason_reads_in_chinese(demo, erp, eager):
-    from procurement.language import user_language_set
+    from procurement.people.language import user_language_set
 
     user_language_set(user=demo["carol"], language="zh-hant")
     task = submit(demo["carol"], LARGE)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from agentstate.approvals import approvals_expire
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Approval
-from procurement import services
-from procurement.language import user_language_set
+from procurement.purchase import services
+from procurement.people.language import user_language_set
 from procurement.models import Notice
 
 from tests.procurement.page_text import visible_text

@@ -4,7 +4,7 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Session, Turn
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)

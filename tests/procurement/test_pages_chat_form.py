@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from agentstate.models import Session, Turn
 from procurement.api.throttles import ChatThrottle
-from procurement.limits import MAX_CHAT_CHARS
+from procurement.infra.limits import MAX_CHAT_CHARS
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_memory_store")]

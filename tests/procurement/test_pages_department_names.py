@@ -1,4 +1,4 @@
-"""Departments read by their name in the reader's language (procurement.labels.department_label): the
+"""Departments read by their name in the reader's language (procurement.words.labels.department_label): the
 demo's ENG and OPS, seeded as "Engineering" and "Operations", read 「工程部」 and 「營運部」 on a zh-Hant
 page, notice, mail and export; a department an admin named ("Legal", 「採購部」, a renamed ENG) reads as
 written in both languages. The code stays the contract (DESIGN §10)."""
@@ -9,8 +9,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from agentstate.models import Approval
-from procurement import labels, services
-from procurement.language import user_language_set
+from procurement.words import labels
+from procurement.purchase import services
+from procurement.people.language import user_language_set
 from procurement.models import Department, Membership, Notice
 
 from tests.procurement.page_text import english_words, visible_text

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 from procurement.models import PurchaseRequest
 
 from tests.procurement.page_text import visible_text

@@ -16,8 +16,11 @@ from agentstate.approvals import approvals_expire
 from agentstate.machine import fire
 from agentstate.models import Approval, Session, Task
 from agentstate.said import say
-from procurement import queueing, services, timetravel, workflow
-from procurement.language import user_language_set
+from procurement.infra import queueing
+from procurement.purchase import services
+from procurement.history import timetravel
+from procurement import workflow
+from procurement.people.language import user_language_set
 from procurement.models import Notification, Quote, Supplier
 
 from tests.procurement.page_text import english_words, state_codes, visible_text

@@ -13,7 +13,7 @@ from django.utils import timezone
 from openpyxl import load_workbook
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 from procurement.pages import inbox
 
 pytestmark = pytest.mark.django_db(transaction=True)

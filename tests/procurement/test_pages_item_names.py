@@ -1,4 +1,4 @@
-"""Catalogue items read in the reader's language on every page that names them (procurement.labels
+"""Catalogue items read in the reader's language on every page that names them (procurement.words.labels
 item_label / items_summary): 「筆電 × 2、USB-C 擴充座 × 1」 on a zh-Hant page, "Laptop × 2, USB-C dock × 1"
 on an English one, while the stored item and the API's `summary` stay English (DESIGN §10)."""
 import pytest
@@ -8,7 +8,8 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval
-from procurement import labels, services
+from procurement.words import labels
+from procurement.purchase import services
 
 from tests.procurement.page_text import page
 

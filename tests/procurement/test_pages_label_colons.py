@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 
 from tests.procurement.page_text import visible_text
 

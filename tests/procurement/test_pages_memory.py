@@ -12,7 +12,7 @@ from agentstate.memory.models import MAX_CONTENT, MemoryEntry, MemoryVersion
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_create, memory_propose
 from agentstate.models import Session, Turn
-from procurement import services
+from procurement.purchase import services
 from procurement.pages.memory import render_diff
 
 pytestmark = pytest.mark.django_db

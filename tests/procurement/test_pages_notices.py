@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.machine import task_create
-from procurement.language import user_language_set
+from procurement.people.language import user_language_set
 from procurement.models import Notice, UserPreference
 
 pytestmark = pytest.mark.django_db

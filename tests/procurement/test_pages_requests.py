@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from agentstate.models import Approval, Session, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.receiving.services import purchase_order_close_short
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from agentstate.models import Task, TaskEvent
-from procurement import services
+from procurement.purchase import services
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -197,7 +197,7 @@ def test_the_last_error_is_said_in_a_few_words_with_the_raw_error_under_details(
      "Whether the ERP made it could not be checked: The ERP did not answer in time."),
     ("something else entirely", "")])
 def test_erp_errors_in_a_few_words(raw, en):
-    from procurement.sentences import error_words
+    from procurement.words.sentences import error_words
     with translation.override("en"):
         assert error_words(raw) == en
 

@@ -3,7 +3,7 @@ gives, in the reader's language, not a generic "an outcome is unknown"."""
 import pytest
 
 from agentstate.models import Receipt
-from procurement import services
+from procurement.purchase import services
 from tests.procurement.page_text import page
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,8 +7,8 @@ from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Task
-from procurement import services
-from procurement import timetravel as tt
+from procurement.purchase import services
+from procurement.history import timetravel as tt
 
 from tests.procurement.page_text import visible_text
 

@@ -17,7 +17,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from agentstate.approvals import approval_open
 from agentstate.memory.services import memory_create
 from agentstate.models import Session
-from procurement import services
+from procurement.purchase import services
 from procurement.models import Delegation, Department, Membership
 from procurement.selectors import grants
 

@@ -8,7 +8,7 @@ import pytest
 
 from procurement.models import Quote, Supplier
 from procurement.invoicing.tax import business_tax, totals, with_tax
-from procurement.pricing import award, match_item
+from procurement.purchase.pricing import award, match_item
 
 TODAY = date(2026, 3, 1)
 NEXT_YEAR = TODAY + timedelta(days=365)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from agentstate.machine import checkpoint_latest, checkpoint_load
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
 from agentstate.retention import state_prune
-from procurement import services
+from procurement.purchase import services
 from procurement.receiving.services import purchase_order_close_short
 
 pytestmark = pytest.mark.django_db(transaction=True)

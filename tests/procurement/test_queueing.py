@@ -1,9 +1,9 @@
-"""Queueing has one home (procurement.queueing): nothing but the app's wiring imports the Celery
+"""Queueing has one home (procurement.infra.queueing): nothing but the app's wiring imports the Celery
 tasks module, so no import cycle runs between steps, services and tasks."""
 import ast
 from pathlib import Path
 
-from procurement import queueing
+from procurement.infra import queueing
 
 APP = Path(__file__).resolve().parents[2] / "procurement"
 WIRING = {"apps.py", "tasks.py"}

@@ -278,7 +278,7 @@ def _pruned_request(demo, session):
     from django.utils import timezone
 
     from agentstate.retention import state_prune
-    from procurement import services
+    from procurement.purchase import services
 
     result = chat_attach(session=session, user=demo["alice"], content=csv_bytes(CLEAN), filename="報價.csv",
                          text="請檢查")

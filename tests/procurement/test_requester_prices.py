@@ -5,7 +5,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.quotesheet.services import next_question, quote_question_answer, quote_sheet_attach
 from tests.procurement.page_text import page
 from tests.procurement.quote_sheets import TAIPEI, row, xlsx_bytes

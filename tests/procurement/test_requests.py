@@ -5,8 +5,8 @@ import pytest
 from django.utils import translation
 
 from agentstate.models import Approval, Session
-from procurement import services
-from procurement.requests import FINISHED, OPEN, request_now, requests_of
+from procurement.purchase import services
+from procurement.purchase.requests import FINISHED, OPEN, request_now, requests_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 LAPTOPS = [{"description": "Laptop", "quantity": 2}]

@@ -1,10 +1,11 @@
-"""Retries end (procurement.retries): a step that keeps failing, in-process, gives up into review with
+"""Retries end (procurement.purchase.retries): a step that keeps failing, in-process, gives up into review with
 its last error after AGENT_MAX_ATTEMPTS tries, each try in the history; a step that finishes without
 moving the task counts as a failure rather than looping; a person's retry starts the count again."""
 import pytest
 
 from agentstate.models import Task, TaskEvent
-from procurement import retries, review, services, steps
+from procurement.purchase import retries, services, steps
+from procurement.history import review
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,8 @@ import time
 import pytest
 
 from agentstate.models import Task, TaskEvent
-from procurement import review, services
+from procurement.history import review
+from procurement.purchase import services
 from procurement.models import BudgetReservation
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

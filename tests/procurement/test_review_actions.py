@@ -1,4 +1,4 @@
-"""The work queue's actions (procurement.review, DESIGN §14), each with its event, against the ERP
+"""The work queue's actions (procurement.history.review, DESIGN §14), each with its event, against the ERP
 simulator across a real socket, steps run in-process: check the ERP again, record the outcome,
 retry, cancel with compensation; 409 once the task left review; who may act."""
 from decimal import Decimal
@@ -7,8 +7,9 @@ import pytest
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted, StaleVersion
 from agentstate.models import Approval, Receipt, Task, TaskEvent
-from procurement import erp as erp_ops
-from procurement import review, services
+from procurement.infra import erp as erp_ops
+from procurement.history import review
+from procurement.purchase import services
 from procurement.models import BudgetReservation, Department
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -8,9 +8,9 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval, Receipt, Task
-from procurement import erp as erp_ops
-from procurement import services
-from procurement import timetravel as tt
+from procurement.infra import erp as erp_ops
+from procurement.purchase import services
+from procurement.history import timetravel as tt
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

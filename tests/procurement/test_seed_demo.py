@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from procurement.models import Department, Membership, Quote, Supplier
-from procurement.pricing import award
+from procurement.purchase.pricing import award
 
 SEEDED = [get_user_model(), Department, Membership, Supplier, Quote]
 ITEMS = ["Laptop", "Monitor", "Keyboard", "USB-C dock", "Office chair"]
@@ -131,7 +131,7 @@ def test_the_demo_fixture_holds_what_seeding_writes_and_logs_in(demo):
 
 @pytest.mark.django_db
 def test_every_demo_person_reads_traditional_chinese_before_ever_signing_in():
-    from procurement.language import language_of
+    from procurement.people.language import language_of
 
     seed()
     assert {u.username: language_of(u) for u in get_user_model().objects.all()} == {
@@ -140,7 +140,7 @@ def test_every_demo_person_reads_traditional_chinese_before_ever_signing_in():
 
 @pytest.mark.django_db
 def test_a_rerun_keeps_the_language_a_person_chose_in_the_header():
-    from procurement.language import language_of, user_language_set
+    from procurement.people.language import language_of, user_language_set
 
     seed()
     user_language_set(user=get_user_model().objects.get(username="bob"), language="en")
@@ -150,7 +150,7 @@ def test_a_rerun_keeps_the_language_a_person_chose_in_the_header():
 
 @pytest.mark.django_db(transaction=True)
 def test_bobs_first_approval_notice_on_a_fresh_demo_is_in_traditional_chinese(erp, eager, settings):
-    from procurement import services
+    from procurement.purchase import services
     from procurement.models import Notice
 
     settings.LANGUAGE_CODE = "en"  # the site's default for people nobody has set a language for

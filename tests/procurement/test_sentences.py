@@ -1,5 +1,5 @@
 """The agent's English sentences read in the reader's language; people's own words stay theirs;
-the worker's host and pid read as "the agent" (procurement.sentences, procurement.labels)."""
+the worker's host and pid read as "the agent" (procurement.words.sentences, procurement.words.labels)."""
 from decimal import Decimal
 from types import SimpleNamespace
 
@@ -7,9 +7,10 @@ import pytest
 from django.utils import translation
 
 from agentstate.errors import Conflict, DomainError, IllegalTransition, NotPermitted, StaleVersion
-from procurement import labels, sentences
-from procurement.budget import BudgetExhausted
-from procurement.pricing import _ask_split, _ask_unknown, _Offer
+from procurement.words import labels
+from procurement.words import sentences
+from procurement.purchase.budget import BudgetExhausted
+from procurement.purchase.pricing import _ask_split, _ask_unknown, _Offer
 
 
 def event(reason, actor="web-1:4242", name="note"):
@@ -112,7 +113,7 @@ def test_a_role_the_agent_names_by_its_department_code_reads_by_its_name(demo, z
 
 
 def test_the_chat_names_a_supplier_and_the_items_right_after_the_chinese_words():
-    from procurement.chat.phrases import say
+    from procurement.words.phrases import say
 
     assert say("po_issued", "zh", number="REQ-2026-00001", po="PO-000123", what="筆電 × 2",
                supplier="新竹科技供應股份有限公司", total="NT$73,290") == \

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from agentstate.models import Session, Turn
-from procurement.tokens import token_issue
+from procurement.people.tokens import token_issue
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parent.parent.parent

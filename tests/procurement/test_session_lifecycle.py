@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from agentstate.models import Session, Turn
 from agentstate.retention import state_prune
 from procurement.chat.runtime import chat_turn
-from procurement import services
+from procurement.purchase import services
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from agentstate.models import Session
 from procurement.api.throttles import ChatThrottle
-from procurement.offboarding import user_offboard
-from procurement.tokens import token_issue
+from procurement.people.offboarding import user_offboard
+from procurement.people.tokens import token_issue
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 pytestmark = pytest.mark.django_db

@@ -117,7 +117,7 @@ def test_the_directorys_locale_claim_gives_a_new_person_her_language(directory, 
 
 
 def test_the_directorys_locale_claim_never_overrides_a_language_she_chose(directory):
-    from procurement.language import language_of, user_language_set
+    from procurement.people.language import language_of, user_language_set
 
     sign_in(Client(), directory, ["eng-staff"])
     mei = get_user_model().objects.get(username="mei")

@@ -7,9 +7,9 @@ import pytest
 
 from agentstate.errors import CheckpointRefused, Conflict, DomainError, NotFound, NotPermitted, SchemaTooNew
 from agentstate.models import Approval, Checkpoint, Receipt, Task, TaskEvent
-from procurement import erp as erp_ops
-from procurement import services
-from procurement import timetravel as tt
+from procurement.infra import erp as erp_ops
+from procurement.purchase import services
+from procurement.history import timetravel as tt
 from procurement.models import BudgetReservation, Department, PurchaseRequest, Quote
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -328,7 +328,7 @@ def test_resume_in_review_settles_the_receipt_by_key_first(demo, erp, eager):
 
 def test_during_a_dry_run_the_real_erp_client_refuses_to_send_even_a_read(erp):
     from agentstate.external import SendingForbidden, nothing_leaves
-    from procurement.erp import ErpClient
+    from procurement.infra.erp import ErpClient
 
     count = erp_requests(erp)
     with nothing_leaves("a replay is a dry run"), pytest.raises(SendingForbidden, match="dry run"):

@@ -14,8 +14,8 @@ from agentstate.memory.events import record
 from agentstate.memory.models import MemoryEvent
 from agentstate.memory.services import memory_create
 from agentstate.models import Session, Task, TaskEvent, Turn
-from procurement.outbox import outbox_dispatch
-from procurement.telemetry import JsonLines
+from procurement.infra.outbox import outbox_dispatch
+from procurement.infra.telemetry import JsonLines
 from tests.procurement.chat.support import no_memory_store  # noqa: F401
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -52,7 +52,7 @@ def test_one_requests_trace_is_on_its_turns_events_erp_requests_and_mail(demo, e
 
 @pytest.mark.django_db
 def test_the_task_page_shows_its_trace_id_to_copy(demo, client):
-    from procurement import services
+    from procurement.purchase import services
 
     with trace.using(TRACE):
         task = services.request_submit(requester=demo["alice"], department="ENG",

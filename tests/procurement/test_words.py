@@ -128,7 +128,7 @@ def test_text_nobody_coded_is_shown_whole_as_a_quotation_never_dropped(zh):
 
 @pytest.mark.django_db
 def test_a_request_is_named_by_its_number_and_one_without_a_number_as_a_draft(zh, demo):
-    from procurement import services
+    from procurement.purchase import services
 
     task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
                                    lines=[{"description": "Laptop", "quantity": 1}])

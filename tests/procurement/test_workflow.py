@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 
 from agentstate.models import Approval, Receipt
-from procurement import services
+from procurement.purchase import services
 from procurement.models import BudgetReservation, Department, Notification
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import BaseCommand, CommandError
 
 from agentstate.errors import DomainError
-from procurement.offboarding import user_erase, user_offboard
+from procurement.people.offboarding import user_erase, user_offboard
 
 
 class Command(BaseCommand):

@@ -38,7 +38,7 @@ import yaml
 
 from agentstate.errors import DomainError
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.chat import facts
 from procurement.chat.runtime import chat_turn
 from procurement.models import PurchaseRequest

@@ -1,6 +1,6 @@
 """A request whose PO is out, and an invoice body that matches it."""
 from agentstate.models import Approval, Task
-from procurement import services
+from procurement.purchase import services
 from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.tax import totals
 

@@ -108,7 +108,7 @@ def test_a_requester_sees_the_invoices_of_her_own_requests_only(demo, task):
 
 
 def test_before_the_po_is_issued_there_is_nothing_to_invoice(demo, erp, eager):
-    from procurement import services
+    from procurement.purchase import services
 
     waiting = services.request_submit(requester=demo["alice"], department="ENG", justification="desk",
                                       lines=[{"description": "Monitor", "quantity": 1}])

@@ -2,7 +2,7 @@
 from rest_framework.test import APIClient
 
 from agentstate.models import Approval
-from procurement import services
+from procurement.purchase import services
 
 MONITORS = [{"description": "Monitor", "quantity": 3}]
 

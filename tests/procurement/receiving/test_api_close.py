@@ -6,7 +6,7 @@ import pytest
 
 from agentstate.models import Receipt
 from procurement.models import BudgetReservation, Department
-from procurement.pricing import totals
+from procurement.purchase.pricing import totals
 
 from tests.procurement.receiving.support import client_for, close_url, ordered, receipts_url
 

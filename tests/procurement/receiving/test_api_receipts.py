@@ -93,7 +93,7 @@ def test_a_colleague_of_her_department_may_record_her_goods_and_another_departme
 
 
 def test_before_the_purchase_order_a_receipt_is_409(demo, erp, eager):
-    from procurement import services
+    from procurement.purchase import services
 
     task = services.request_submit(requester=demo["alice"], department="ENG",
                                    lines=[{"description": "Monitor", "quantity": 3}], justification="x")

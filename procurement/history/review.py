@@ -25,12 +25,14 @@ from agentstate.models import Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_record, receipt_renew_budget
 from agentstate.said import Said, event_fields, say
 
-from procurement import erp, settling, steps, workflow
-from procurement.people import person_label
+from procurement.infra import erp
+from procurement.purchase import settling, steps
+from procurement import workflow
+from procurement.words.people import person_label
 from procurement.policy import last_step
-from procurement.labels import state_label
+from procurement.words.labels import state_label
 from procurement.words import event_reason
-from procurement.queueing import enqueue_advance, notify_on_commit
+from procurement.infra.queueing import enqueue_advance, notify_on_commit
 from procurement.selectors.queue import review_task_for
 
 MAX_REASON = 1000

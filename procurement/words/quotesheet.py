@@ -1,8 +1,8 @@
 """What the agent says about a quote sheet, from the one gettext catalogue, in the reply's language."""
 from django.utils.translation import gettext_lazy as _
 
-from procurement.chat.phrases import join, language
-from procurement.money import ntd
+from procurement.words.phrases import join, language
+from procurement.words.money import ntd
 from procurement.quotesheet import checks
 
 PHRASES = {

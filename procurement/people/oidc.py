@@ -22,7 +22,7 @@ from django.utils.translation import get_supported_language_variant
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from procurement.language import user_language_remember
+from procurement.people.language import user_language_remember
 from procurement.models import Department, Membership
 
 log = logging.getLogger(__name__)

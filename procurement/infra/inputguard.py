@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from procurement.limits import (MAX_FILE_NAME_CHARS, MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, MULTIPART_SLACK_BYTES, body_limit,
+from procurement.infra.limits import (MAX_FILE_NAME_CHARS, MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_NUMERIC_TEXT_CHARS, MULTIPART_SLACK_BYTES, body_limit,
                      is_upload_path, upload_limit)
 
 JSON_TYPES = ("application/json",)

@@ -15,9 +15,10 @@ from agentstate.models import Session, Task
 from agentstate.said import say
 from agentstate.turns import turns_redact
 
-from procurement import services, workflow
+from procurement.purchase import services
+from procurement import workflow
 from procurement.models import Notice, Notification
-from procurement.tokens import tokens_revoke
+from procurement.people.tokens import tokens_revoke
 
 TASK_POLICIES = ("cancel",)
 REDACTED = "[redacted]"

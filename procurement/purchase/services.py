@@ -12,15 +12,16 @@ from agentstate.machine import fire, task_create, task_retag
 from agentstate.models import Approval, Task
 from agentstate.said import Said, say
 
-from procurement import budget, workflow
+from procurement.purchase import budget
+from procurement import workflow
 from procurement.models import Department, Membership, PurchaseRequest, RequestLine
-from procurement.numbering import request_number_next
-from procurement.queueing import enqueue_advance, notify_on_commit
-from procurement.review import what_changed
+from procurement.purchase.numbering import request_number_next
+from procurement.infra.queueing import enqueue_advance, notify_on_commit
+from procurement.history.review import what_changed
 from procurement.selectors import forks
 from procurement.selectors.grants import grant_requester
 from procurement.selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)
-from procurement.settling import cancel_settled
+from procurement.purchase.settling import cancel_settled
 
 
 def request_draft_save(*, requester, fields: dict, draft: Task | None = None, session=None) -> Task:

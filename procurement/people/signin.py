@@ -16,7 +16,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from procurement.inputguard import wants_json
+from procurement.infra.inputguard import wants_json
 
 
 def client_address(request):
@@ -114,7 +114,7 @@ class SignInView(LoginView):
     authentication_form = SignInForm
 
     def get_context_data(self, **kwargs):
-        from procurement import oidc
+        from procurement.people import oidc
 
         return super().get_context_data(**kwargs) | {
             "directory": oidc.enabled(), "directory_refused": self.request.GET.get("directory") == "refused"}

@@ -22,11 +22,12 @@ from agentstate.errors import Conflict
 from agentstate.receipts import receipt_record
 from agentstate.said import Said, say
 
-from procurement import erp, steps
-from procurement.labels import OPERATION_LABELS, department_label, label
+from procurement.infra import erp
+from procurement.purchase import steps
+from procurement.words.labels import OPERATION_LABELS, department_label, label
 from procurement.models import BudgetReservation, Notification
-from procurement.money import ntd
-from procurement.queueing import enqueue_advance, notify_on_commit
+from procurement.words.money import ntd
+from procurement.infra.queueing import enqueue_advance, notify_on_commit
 from procurement.words import error_words
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)

@@ -18,9 +18,10 @@ from django.utils.translation import pgettext
 
 from agentstate.models import Approval, Task
 
-from procurement import labels, workflow
+from procurement.words import labels
+from procurement import workflow
 from procurement.receiving.progress import Progress, progress_of, standing_words
-from procurement.people import people_labels, person_label
+from procurement.words.people import people_labels, person_label
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
 APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
@@ -68,7 +69,7 @@ class WaitingOn:
         return _("The agent is working on it since %(when)s") % {"when": when}
 
     def _who(self) -> str:
-        """The people by name (procurement.people), only when the sentence names them."""
+        """The people by name (procurement.words.people), only when the sentence names them."""
         return pgettext("between names", " or ").join(stand_in_words(person, self.stand_ins) for person in self.people)
 
     def as_json(self, viewer=None) -> dict:
@@ -126,7 +127,7 @@ class RequestNow:
 
 def named_in(rows) -> list[str]:
     """The usernames these requests' words name (whom they wait for, who stands in, who asked):
-    for procurement.people.remember, so a list of them costs one query for the names."""
+    for procurement.words.people.remember, so a list of them costs one query for the names."""
     names = []
     for row in rows:
         if row.waiting_on:

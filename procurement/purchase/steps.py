@@ -22,17 +22,17 @@ from agentstate.models import Approval, Receipt, Task, TaskEvent
 from agentstate.receipts import receipt_perform, receipt_plan, receipt_reconcile
 from agentstate.said import Said, say
 
-from procurement import erp
-from procurement.budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
-from procurement.faults import CrashingClient, crash_point
+from procurement.infra import erp
+from procurement.purchase.budget import BudgetExhausted, HoldCapReached, budget_hold, budget_release
+from procurement.infra.faults import CrashingClient, crash_point
 from procurement.models import PurchaseRequest, Quote
 from procurement.policy.last_step import chosen_route
 from procurement.policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from procurement.policy.rules import current_policy
-from procurement.pricing import award
+from procurement.purchase.pricing import award
 from procurement.quotesheet.given import given_prices, past_tolerance
 from procurement.quotesheet.state import sheet_quotes
-from procurement.scope import approval_scope, purchase_order_request, requisition_request
+from procurement.purchase.scope import approval_scope, purchase_order_request, requisition_request
 
 log = logging.getLogger(__name__)
 # Events after which an approved scope no longer describes the request.
@@ -161,7 +161,7 @@ def route(step: Step):
 
 
 def reserve_budget(step: Step):
-    """A soft hold until approval, or a capped hard reservation (procurement.budget, BUDGET_HOLD)."""
+    """A soft hold until approval, or a capped hard reservation (procurement.purchase.budget, BUDGET_HOLD)."""
     total = Decimal(step.task.data["award"]["total"])
     try:
         with transaction.atomic():

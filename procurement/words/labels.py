@@ -14,7 +14,8 @@ from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
 from agentstate.memory.derivers import MASK
 from agentstate.memory.models import Kind, MemoryEntry, MemoryVersion, Scope, Sensitivity
 
-from procurement import erp, workflow
+from procurement.infra import erp
+from procurement import workflow
 
 # Short words for badges and lists.
 STATE_LABELS = {
@@ -353,8 +354,8 @@ def is_agent(actor: str) -> bool:
 
 
 def actor_label(actor: str) -> str:
-    """「採購助理」/"the agent" for the runtime; a person by their name (procurement.people)."""
-    from procurement.people import person_label
+    """「採購助理」/"the agent" for the runtime; a person by their name (procurement.words.people)."""
+    from procurement.words.people import person_label
 
     return str(AGENT) if is_agent(actor) else person_label(actor)
 
@@ -386,7 +387,7 @@ def redactions_in(text: str) -> str:
     """A turn's text with every removal marker in the reader's language; the rest as written."""
     if "[re" not in (text or ""):
         return text
-    from procurement.offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
+    from procurement.people.offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
 
     text = _REMOVED_BY.sub(lambda m: pgettext("redaction", "[removed: memory deleted by %(who)s on %(day)s]")
                            % m.groupdict(), text)

@@ -16,14 +16,16 @@ from agentstate.receipts import receipt_plan, receipt_reconcile, receipt_record
 from agentstate.said import say
 from agentstate.timetravel import IRREVERSIBLE, Effect
 
-from procurement import erp, steps, workflow
-from procurement.budget import LIVE as LIVE_HOLDS
-from procurement.budget import budget_release
-from procurement.labels import department_label
+from procurement.infra import erp
+from procurement.purchase import steps
+from procurement import workflow
+from procurement.purchase.budget import LIVE as LIVE_HOLDS
+from procurement.purchase.budget import budget_release
+from procurement.words.labels import department_label
 from procurement.models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
-from procurement.money import ntd
-from procurement.numbering import request_number_next
-from procurement.queueing import notify_on_commit
+from procurement.words.money import ntd
+from procurement.purchase.numbering import request_number_next
+from procurement.infra.queueing import notify_on_commit
 from procurement.selectors import may_review, may_travel, task_for, task_to_travel
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
@@ -201,7 +203,7 @@ class PurchaseHooks:
         if task.state == workflow.PAUSED:
             return "resume"
         if task.state == workflow.NEEDS_REVIEW:
-            from procurement.review import RETRY_EVENTS
+            from procurement.history.review import RETRY_EVENTS
 
             return RETRY_EVENTS.get(task.step, "reconcile")
         return None
