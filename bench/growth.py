@@ -143,7 +143,7 @@ def inbox_queries(user) -> dict:
     today's delegations)."""
     from agentstate.models import Approval
     from procurement import selectors
-    from procurement.policy.models import Delegation
+    from procurement.models.policy import Delegation
     from procurement.selectors.grants import approval_grants
 
     queries = {}

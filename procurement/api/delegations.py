@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from procurement.policy.delegation import delegation_create, delegation_delete, delegations_of
-from procurement.policy.models import Delegation
+from procurement.models.policy import Delegation
 from procurement.api.views import ApiView
 
 

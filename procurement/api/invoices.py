@@ -8,7 +8,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from procurement.invoicing import selectors as invoicing
-from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine
+from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.services import invoice_enter, posting_receipt
 from procurement.api.serializers import StrictIntegerField, money
 from procurement.api.views import ApiView

@@ -3,7 +3,7 @@ passes today's checksum, so a typo stops the start-up instead of printing on eve
 from django.conf import settings
 from django.core.checks import Error, register
 
-from procurement.invoicing.taxid import is_valid_tax_id
+from procurement.models.taxid import is_valid_tax_id
 
 
 @register()

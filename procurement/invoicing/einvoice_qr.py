@@ -27,8 +27,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from PIL import Image, UnidentifiedImageError
 
-from procurement.invoicing.numbers import INVOICE_NUMBER
-from procurement.invoicing.taxid import is_valid_tax_id
+from procurement.models.numbers import INVOICE_NUMBER
+from procurement.models.taxid import is_valid_tax_id
 
 LEFT_LENGTH = 77
 HEX = frozenset("0123456789abcdefABCDEF")

@@ -17,10 +17,10 @@ from django.utils.translation import gettext as _
 
 from procurement.words.money import ntd
 from procurement.invoicing.einvoice_qr import decode_left
-from procurement.invoicing.numbers import validate_invoice_number
+from procurement.models.numbers import validate_invoice_number
 from procurement.invoicing.po import PurchaseOrder
 from procurement.invoicing.tax import cents
-from procurement.invoicing.taxid import validate_tax_id
+from procurement.models.taxid import validate_tax_id
 
 MAX_AMOUNT = Decimal("999999999999.99")
 MAX_QUANTITY = 10_000

@@ -12,7 +12,7 @@ from procurement import workflow
 from procurement.models import Membership
 from procurement.selectors.receiving import is_accounts_payable  # noqa: F401 (the one rule, read here too)
 from procurement.selectors.tasks import may_view
-from procurement.invoicing.models import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 
 

@@ -10,7 +10,7 @@ from agentstate.receipts import receipt_perform, receipt_plan
 
 from procurement.infra import erp
 from procurement.invoicing.entry import Entry, invoice_entry
-from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine
+from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval
 from procurement.invoicing.selectors import po_to_invoice
 

@@ -274,7 +274,7 @@ def _deciders_now(approval: Approval) -> list:
     have not decided yet: those on it, and today's delegates of those."""
     from agentstate.models import ApprovalDecision
 
-    from procurement.policy.models import Delegation
+    from procurement.models.policy import Delegation
 
     decided = set()
     for row in ApprovalDecision.objects.filter(approval=approval).values_list("decided_by_id", "on_behalf_of_id"):

@@ -18,10 +18,10 @@ from agentstate.turns import turns_redact
 from procurement.purchase import services
 from procurement import workflow
 from procurement.models import Notice, Notification
+from procurement.words.labels import REDACTED
 from procurement.people.tokens import tokens_revoke
 
 TASK_POLICIES = ("cancel",)
-REDACTED = "[redacted]"
 
 
 @dataclass

@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db.models import Q
 
 from procurement.models import Membership
-from procurement.policy.models import Delegation
+from procurement.models.policy import Delegation
 from procurement.policy.routing import step_roles
 
 

@@ -12,7 +12,7 @@ from agentstate.errors import DomainError, NotFound, said
 
 from procurement.selectors.delegations import forget_delegations
 from procurement.selectors.roles import approvers
-from procurement.policy.models import Delegation
+from procurement.models.policy import Delegation
 
 
 def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | None) -> dict[str, list[str]]:

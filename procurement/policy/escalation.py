@@ -13,7 +13,7 @@ from agentstate.models import Approval
 
 from procurement import workflow
 from procurement.models import Membership
-from procurement.policy.models import NEXT_STEP as NEXT
+from procurement.models.policy import NEXT_STEP as NEXT
 
 
 def approvals_escalate(now=None) -> list:

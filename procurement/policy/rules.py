@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from procurement.words.money import ntd
-from procurement.policy.models import ApprovalPolicy, PolicyRule
+from procurement.models.policy import ApprovalPolicy, PolicyRule
 
 
 @dataclass(frozen=True)

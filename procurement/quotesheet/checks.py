@@ -15,7 +15,7 @@ from statistics import median
 from django.core.exceptions import ValidationError
 
 from procurement.purchase.pricing import match_item
-from procurement.invoicing.taxid import validate_tax_id
+from procurement.models.taxid import validate_tax_id
 from procurement.quotesheet.reader import SheetRow
 
 UNKNOWN_ITEM, TAX_ID, PRICE = "unknown_item", "tax_id", "price"

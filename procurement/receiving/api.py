@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from procurement import selectors
 from procurement.api.views import ApiView, ID, task_body
 from procurement.api.serializers import TaskDetailSerializer
-from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine, RejectReason
+from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine, RejectReason
 from procurement.receiving.services import erp_status, goods_receipt_record, purchase_order_close_short
 
 QUANTITY_LIMIT = 10000  # as a request line's quantity

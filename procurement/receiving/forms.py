@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy
 from agentstate.errors import DomainError
 
 from procurement import selectors, workflow
-from procurement.receiving.models import RejectReason
+from procurement.models.receiving import RejectReason
 from procurement.receiving.progress import progress_of
 
 LIMIT = 10000

@@ -17,7 +17,7 @@ from procurement.infra import erp, queueing
 from procurement import workflow
 from procurement.purchase.budget import budget_release_part
 from procurement.purchase.pricing import totals
-from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine
+from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine
 from procurement.receiving.progress import Progress, ordered_lines, progress_of
 
 

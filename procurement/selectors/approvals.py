@@ -29,7 +29,7 @@ def _standing_for(user):
     """`user` and the people `user` stands in for today, as ids."""
     from django.contrib.auth import get_user_model
 
-    from procurement.policy.models import Delegation
+    from procurement.models.policy import Delegation
 
     # `user_id IN (user UNION ALL their delegators)`, read by the approvers' user index; an OR of the
     # two scanned every approver row.

@@ -36,7 +36,7 @@ class ReadOncePerRequest:
 def running_delegations() -> tuple[Running, ...]:
     """Every delegation in force today (both people active), by delegator then delegate name: one
     query per request."""
-    from procurement.policy.models import Delegation
+    from procurement.models.policy import Delegation
 
     reads = _READS.get()
     if reads is not None and "delegations" in reads:

@@ -13,6 +13,8 @@ from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
 from agentstate.memory.derivers import MASK
 from agentstate.memory.models import Kind, MemoryEntry, MemoryVersion, Scope, Sensitivity
+from procurement.words.people import person_label
+from procurement.models import DEPARTMENT_NAMES, Department, Membership, department_label, department_with_code  # noqa: F401
 
 from procurement.infra import erp
 from procurement import workflow
@@ -287,25 +289,6 @@ items_summary_lazy = lazy(items_summary, str)
 # department's name is shown as stored, in whatever language its admin wrote it, except the two
 # the demo seeds in English, which a person reads in their language (「工程部」). Keyed by code and
 # stored name, so a renamed ENG, or a department an admin called "Legal" or 「採購部」, reads as written.
-DEPARTMENT_NAMES = {("ENG", "Engineering"): pgettext_lazy("department", "Engineering"),
-                    ("OPS", "Operations"): pgettext_lazy("department", "Operations")}
-
-
-def department_label(department) -> str:
-    """A department (a Department, or anything with `code` and `name`) by its name in the reader's
-    language: 「工程部」 / "Engineering" for the demo's ENG, any other name as stored; "" for none."""
-    if department is None:
-        return ""
-    code, name = getattr(department, "code", ""), getattr(department, "name", "") or ""
-    return str(DEPARTMENT_NAMES.get((code, name), name)) or code
-
-
-def department_with_code(department) -> str:
-    """A department named and coded as its reader writes it: 「工程部（ENG）」, "Engineering (ENG)"."""
-    return pgettext("a department and its code", "%(name)s (%(code)s)") % {
-        "name": department_label(department), "code": getattr(department, "code", "")}
-
-
 # The same, said when it is rendered (a notice's context, like items_summary_lazy).
 department_label_lazy = lazy(department_label, str)
 
@@ -313,8 +296,6 @@ department_label_lazy = lazy(department_label, str)
 def department_code_label(code: str) -> str:
     """A department known only by its code (a draft's, a sentence of the agent's) by its name in
     the reader's language; a code no department has stays as written."""
-    from procurement.models import Department
-
     return department_label(Department.objects.filter(code=code).first()) or code if code else ""
 
 
@@ -324,8 +305,6 @@ department_code_label_lazy = lazy(department_code_label, str)
 def role_group_label(name: str) -> str:
     """A role group (selectors.grants.role_group_name: "ENG manager", "* director") as its reader
     says it: 「工程部 · 部門主管」, 「所有部門 · 處長」; a group named by hand stays as written."""
-    from procurement.models import Membership
-
     code, _space, role = name.partition(" ")
     if role not in Membership.Role.values or not code:
         return name
@@ -355,8 +334,6 @@ def is_agent(actor: str) -> bool:
 
 def actor_label(actor: str) -> str:
     """「採購助理」/"the agent" for the runtime; a person by their name (procurement.words.people)."""
-    from procurement.words.people import person_label
-
     return str(AGENT) if is_agent(actor) else person_label(actor)
 
 
@@ -377,6 +354,9 @@ def state_meaning(state: str) -> str:
     return label(STATE_MEANINGS, state)
 
 
+# What offboarding writes over a person's words when they leave (stored as is, shown in words).
+REDACTED = "[redacted]"
+
 # The markers the engine writes where deleted or erased words were (stored in one language, like
 # the audit trail), said in the reader's language wherever a turn is shown.
 _REMOVED_BY = re.compile(re.escape(SOURCE_REMOVED).replace(r"\{who\}", r"(?P<who>[^\]]+?)")
@@ -387,8 +367,6 @@ def redactions_in(text: str) -> str:
     """A turn's text with every removal marker in the reader's language; the rest as written."""
     if "[re" not in (text or ""):
         return text
-    from procurement.people.offboarding import REDACTED  # offboarding reads labels' neighbours; import at use
-
     text = _REMOVED_BY.sub(lambda m: pgettext("redaction", "[removed: memory deleted by %(who)s on %(day)s]")
                            % m.groupdict(), text)
     for marker, words in ((REMOVED, pgettext("redaction", "[removed with the entry]")),

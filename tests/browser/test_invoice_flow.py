@@ -3,7 +3,7 @@ in without a reload (htmx), she enters the invoice, and nothing scrolls sideways
 import pytest
 from playwright.sync_api import expect
 
-from procurement.invoicing.models import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.po import purchase_order_of
 from tests.procurement.invoicing.support import ordered
 from tests.procurement.invoicing.test_einvoice_qr import left_text

@@ -17,7 +17,7 @@ from agentstate.models import Session, Turn
 from procurement.words import labels
 from procurement.purchase import services
 from procurement.models import BudgetReservation, Membership, Notification
-from procurement.policy.models import Delegation
+from procurement.models.policy import Delegation
 
 from tests.procurement.page_text import english_words, visible_text
 

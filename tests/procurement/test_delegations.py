@@ -229,7 +229,7 @@ def test_the_delegate_picker_names_people_by_their_names(demo):
 
 
 def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
-    from procurement.policy.models import ApprovalPolicy
+    from procurement.models.policy import ApprovalPolicy
     from procurement.policy.rules import current_policy
 
     policy = current_policy()

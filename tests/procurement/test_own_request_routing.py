@@ -6,7 +6,7 @@ import pytest
 
 from agentstate.models import Approval
 from procurement.models import Notice
-from procurement.policy.models import Delegation
+from procurement.models.policy import Delegation
 
 from tests.procurement.policy_support import LARGE, api, body, decide, pending, submit
 

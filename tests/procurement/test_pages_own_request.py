@@ -74,7 +74,7 @@ def test_a_request_only_the_requester_could_decide_says_why_it_is_in_review_in_b
 def test_the_approval_page_never_offers_bob_as_a_stand_in_on_his_own_request(demo, erp, eager):
     from django.utils import timezone
 
-    from procurement.policy.models import Delegation
+    from procurement.models.policy import Delegation
 
     today = timezone.localdate()
     Delegation.objects.create(delegator=demo["frank"], delegate=demo["bob"], starts=today, ends=today)

@@ -53,7 +53,7 @@ def test_retrying_once_the_policy_covers_the_amount_sends_it_to_approval_as_the_
     from django.test import Client
 
     from procurement.models import Membership
-    from procurement.policy.models import PolicyRule
+    from procurement.models.policy import PolicyRule
     from procurement.policy.rules import policy_publish
 
     task = submit(demo["erin"], 200)

@@ -12,7 +12,7 @@ from procurement.people.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
 from procurement.selectors.grants import groups_sync
-from procurement.invoicing.taxid import validate_tax_id
+from procurement.models.taxid import validate_tax_id
 
 PASSWORD = "demo"
 YEAR_BUDGET = Decimal("20000000")

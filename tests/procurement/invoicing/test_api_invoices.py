@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from procurement.invoicing.models import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.po import purchase_order_of
 from tests.procurement.invoicing.support import invoice_body, ordered
 from tests.procurement.invoicing.test_einvoice_qr import left_text

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from procurement.invoicing.models import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.po import purchase_order_of
 from tests.procurement.invoicing.support import ordered
 from tests.procurement.invoicing.test_einvoice_qr import left_text, photo_of

@@ -5,7 +5,7 @@ import pytest
 from agentstate.errors import Conflict
 from agentstate.models import Receipt
 from procurement.infra import erp as erp_client
-from procurement.invoicing.models import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.services import invoice_enter, invoice_post
 from tests.procurement.invoicing.support import invoice_body, ordered
 

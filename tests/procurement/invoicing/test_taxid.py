@@ -2,7 +2,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from procurement.invoicing.taxid import is_valid_tax_id, validate_tax_id
+from procurement.models.taxid import is_valid_tax_id, validate_tax_id
 
 
 @pytest.mark.parametrize("tax_id", ["62140097", "10458570"])

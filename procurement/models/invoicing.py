@@ -7,8 +7,8 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from procurement.invoicing.numbers import validate_invoice_number
-from procurement.invoicing.taxid import validate_tax_id
+from procurement.models.numbers import validate_invoice_number
+from procurement.models.taxid import validate_tax_id
 
 
 def _money(**kwargs):

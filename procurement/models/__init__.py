@@ -7,15 +7,36 @@ from django.db import models
 from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import pgettext, pgettext_lazy
 from guardian.models import UserObjectPermissionBase
 
-from procurement.invoicing.taxid import validate_tax_id
+from procurement.models.taxid import validate_tax_id
 
 
 def money(**kwargs):
     """Money is TWD, exact to the cent, up to a trillion."""
     return models.DecimalField(max_digits=14, decimal_places=2, **kwargs)
+
+
+
+# The demo's departments by their names in the reader's language; any other name shows as stored.
+DEPARTMENT_NAMES = {("ENG", "Engineering"): pgettext_lazy("department", "Engineering"),
+                    ("OPS", "Operations"): pgettext_lazy("department", "Operations")}
+
+
+def department_label(department) -> str:
+    """A department (a Department, or anything with `code` and `name`) by its name in the reader's
+    language: 「工程部」 / "Engineering" for the demo's ENG, any other name as stored; "" for none."""
+    if department is None:
+        return ""
+    code, name = getattr(department, "code", ""), getattr(department, "name", "") or ""
+    return str(DEPARTMENT_NAMES.get((code, name), name)) or code
+
+
+def department_with_code(department) -> str:
+    """A department named and coded as its reader writes it: 「工程部（ENG）」, "Engineering (ENG)"."""
+    return pgettext("a department and its code", "%(name)s (%(code)s)") % {
+        "name": department_label(department), "code": getattr(department, "code", "")}
 
 
 class Department(models.Model):
@@ -36,8 +57,6 @@ class Department(models.Model):
         ]
 
     def __str__(self):
-        from procurement.words.labels import department_with_code  # labels reads these models' names: import when shown
-
         return department_with_code(self)
 
     @property
@@ -314,10 +333,10 @@ class ApprovalGrant(UserObjectPermissionBase):
 
 
 # The approval policy and delegations live in their own package; importing them here registers them.
-from procurement.policy.models import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
+from procurement.models.policy import ApprovalPolicy, Delegation, PolicyRule, PolicyStep  # noqa: E402,F401
 # Supplier invoices, likewise.
-from procurement.invoicing.models import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401
+from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine  # noqa: E402,F401
 
 
 # Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
-from procurement.receiving.models import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
+from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
