@@ -16,7 +16,9 @@ class ProcurementConfig(AppConfig):
         from procurement.purchase import steps
         from procurement.history.timetravel import PurchaseHooks
         from procurement.policy import deciding
+        from procurement.notices.derive import notices_for_task
 
+        queueing.notices_written_by(notices_for_task)
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),

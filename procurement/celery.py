@@ -7,6 +7,9 @@ import os
 from celery import Celery
 from celery.signals import before_task_publish, task_postrun, task_prerun, worker_process_init
 
+from agentstate import trace
+from procurement.infra import telemetry
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
 
 app = Celery("procurement")
@@ -19,8 +22,6 @@ _TRACES: dict = {}  # task id -> the context manager of the trace it runs in
 
 @before_task_publish.connect
 def _send_trace(headers=None, **kwargs):
-    from agentstate import trace
-
     parent = trace.traceparent()
     if parent and headers is not None:
         headers.setdefault("traceparent", parent)
@@ -28,8 +29,6 @@ def _send_trace(headers=None, **kwargs):
 
 @task_prerun.connect
 def _enter_trace(task_id=None, task=None, **kwargs):
-    from agentstate import trace
-
     trace_id = trace.trace_id_of(getattr(task.request, "traceparent", None)) if task is not None else ""
     if trace_id and not task.request.is_eager:
         _TRACES[task_id] = trace.using(trace_id)
@@ -45,6 +44,4 @@ def _leave_trace(task_id=None, **kwargs):
 
 @worker_process_init.connect
 def _instrument_worker(**kwargs):
-    from procurement.infra import telemetry
-
     telemetry.setup()

@@ -11,14 +11,17 @@ from django.conf import settings
 from agentstate import trace
 from agentstate.errors import Conflict
 from agentstate.leases import lease_claim, lease_release
+from agentstate.memory.sweeps import memory_maintenance as sweep
 from agentstate.models import Approval, Task
+from agentstate.retention import state_prune
 from agentstate.recovery import recovery_pass
 from agentstate.upgrades import task_upgrade
 
 from procurement.infra import queueing
 from procurement.purchase import retries, steps
 from procurement.infra.faults import crash_point
-from procurement.notices.derive import approval_reminders, notices_catch_up
+from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
+from procurement.policy.escalation import approvals_escalate
 from procurement.infra.outbox import outbox_dispatch, outbox_mark_stuck
 from procurement.receiving.services import erp_receipt_send
 
@@ -118,9 +121,6 @@ def recover():
 @shared_task
 def escalate_approvals():
     """Offer approval steps waiting past their escalation time to their backup (beat), and tell them."""
-    from procurement.notices.derive import notices_for_task
-    from procurement.policy.escalation import approvals_escalate
-
     escalated = approvals_escalate()
     for task_id in Approval.objects.filter(pk__in=escalated).values_list("task_id", flat=True):
         notices_for_task(task_id)
@@ -138,14 +138,10 @@ def erp_send(receipt_id: str):
 @shared_task
 def memory_maintenance():
     """Expire, flag for reconfirmation and purge memory under the retention settings."""
-    from agentstate.memory.sweeps import memory_maintenance as sweep
-
     return str(sweep())
 
 
 @shared_task
 def prune_state():
     """Retention (beat, daily): old checkpoints, folded chat turns, sessions moved on by time."""
-    from agentstate.retention import state_prune
-
     return " ".join(state_prune().lines())

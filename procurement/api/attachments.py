@@ -12,9 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from procurement import selectors
-from procurement.pages.quote_sheet import chat_lang
-from procurement.quotesheet.chat import chat_attach
+from procurement.words.phrases import chat_lang
+from procurement.chat.attach import chat_attach
 from procurement.api.chat import MessageOut
+from django.utils.translation import gettext as _
 
 AttachIn = inline_serializer("QuoteSheetAttachIn", {
     "file": serializers.FileField(help_text="The quote sheet: .xlsx or .csv with the columns 品項 (item), 供應商 "
@@ -60,6 +61,4 @@ class SessionAttachmentView(APIView):
 
 
 def _no_file() -> str:
-    from django.utils.translation import gettext as _
-
     return _("Attach a file in the field “file”.")

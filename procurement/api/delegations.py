@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from procurement.policy.delegation import delegation_create, delegation_delete, delegations_of
 from procurement.models.policy import Delegation
 from procurement.api.views import ApiView
+from django.utils import timezone
 
 
 class DelegationSerializer(serializers.ModelSerializer):
@@ -19,8 +20,6 @@ class DelegationSerializer(serializers.ModelSerializer):
         fields = ["id", "delegator", "delegate", "starts", "ends", "active"]
 
     def get_active(self, delegation) -> bool:
-        from django.utils import timezone
-
         return delegation.starts <= timezone.localdate() <= delegation.ends
 
 

@@ -13,7 +13,9 @@ from procurement import selectors
 from procurement.infra.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MONEY_DECIMAL_PLACES,
                       MONEY_MAX_DIGITS)
 from procurement.purchase.requests import AGENT, ALL, ANSWER, APPROVAL, CONFIRMATION, ERP, FINISHED, OPEN, REVIEW, RequestNow, request_now
-from procurement.receiving.progress import progress_of
+from procurement.purchase.progress import progress_of
+from procurement.policy.chain import chain_view
+from procurement.policy.chain import policy_version
 
 MONEY = {"max_digits": MONEY_MAX_DIGITS, "decimal_places": MONEY_DECIMAL_PLACES}
 NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -326,13 +328,9 @@ class ApprovalSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(ChainStepSerializer(many=True))
     def get_chain(self, approval) -> list:
-        from procurement.policy.chain import chain_view
-
         return ChainStepSerializer(chain_view(approval), many=True).data
 
     def get_policy_version(self, approval) -> int | None:
-        from procurement.policy.chain import policy_version
-
         return policy_version(approval)
 
 

@@ -2,7 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from procurement.receiving import api as receiving
+from procurement.api import receipts as receiving
 from procurement.api import attachments, chat, delegations, invoices, memory, notices, review, timetravel, tokens, views
 
 app_name = "api"

@@ -14,10 +14,10 @@ from agentstate.said import say as said_code
 
 from procurement import selectors, workflow
 from procurement.purchase import services
-from procurement.quotesheet import chat as sheet_words
+from procurement.chat import sheet as sheet_words
 from procurement.words import quotesheet as words
 from procurement.words import refusal
-from procurement.quotesheet.chat import pending_text
+from procurement.chat.sheet import pending_text
 from procurement.quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from procurement.models import Department
 from procurement.purchase.pricing import match_item

@@ -11,9 +11,9 @@ from django.utils.translation import pgettext_lazy
 
 from procurement.words.labels import department_code_label, item_label
 from procurement.models import Quote
-from procurement.invoicing.tax import with_tax
+from procurement.purchase.tax import with_tax
 from procurement.purchase.pricing import award, match_item
-from procurement.templatetags.money import ntd
+from procurement.words.money import ntd
 from procurement.chat.dates import day_words
 from procurement.words.phrases import in_lang, language, listed, say
 

@@ -20,7 +20,7 @@ from agentstate.turns import turn_append
 from procurement import workflow
 from procurement.infra.limits import MAX_CHAT_CHARS
 from procurement.people.language import CHAT_LANGUAGES, user_language_remember
-from procurement.quotesheet.chat import SheetBrain
+from procurement.chat.sheet import SheetBrain
 from procurement.selectors.sessions import may_post
 from procurement.chat.brain import Brain, Context, Proposal
 from procurement.chat.context import build_context, summarize
@@ -29,6 +29,7 @@ from procurement.chat.lexicon import language
 from procurement.words.phrases import join, say
 from procurement.chat.normalise import normalise
 from procurement.chat.rules import RuleBrain
+from procurement.chat.llm import LlmBrain, WithFallback
 
 CHAT_MAX_CHARS = MAX_CHAT_CHARS
 
@@ -83,8 +84,6 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
 def default_brain() -> Brain:
     """The LLM brain when a model is configured (falling back to the rules), else the rules."""
     if settings.LLM_BASE_URL and settings.LLM_MODEL:
-        from procurement.chat.llm import LlmBrain, WithFallback
-
         return WithFallback(LlmBrain.from_settings(), RuleBrain())
     return RuleBrain()
 

@@ -21,7 +21,7 @@ from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, StaleVersion
 from agentstate.external import Indeterminate, Outcome
 from agentstate.machine import fire, task_note
-from agentstate.models import Receipt, Task, TaskEvent
+from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_record, receipt_renew_budget
 from agentstate.said import Said, event_fields, say
 
@@ -30,8 +30,8 @@ from procurement.purchase import settling, steps
 from procurement import workflow
 from procurement.words.people import person_label
 from procurement.policy import last_step
-from procurement.words.labels import state_label
-from procurement.words import event_reason
+
+from procurement.words.changes import what_changed
 from procurement.infra.queueing import enqueue_advance, notify_on_commit
 from procurement.selectors.queue import review_task_for
 
@@ -138,17 +138,6 @@ def _still_current(task: Task):
         seen = task.version
         task.refresh_from_db()
         raise StaleVersion(what_changed(task, seen), current_version=current["version"])
-
-
-def what_changed(task: Task, seen_version: int) -> str:
-    """For a 409: where the task is now and what moved it since the version the person saw."""
-    events = TaskEvent.objects.filter(task_id=task.pk, version__gt=seen_version).order_by("id")
-    moves = "; ".join(_("%(actor)s: %(from)s → %(to)s (%(reason)s)") % {
-        "actor": e.actor, "from": state_label(e.from_state), "to": state_label(e.to_state), "reason": event_reason(e) or e.reason}
-        for e in events[:5])
-    now = _("This request changed since you looked: it is now “%(state)s”, version %(version)d.") % {
-        "state": state_label(task.state), "version": task.version}
-    return f"{now} {moves}".strip()
 
 
 def _actor(user) -> Actor:

@@ -27,6 +27,8 @@ from procurement.words.money import ntd
 from procurement.purchase.numbering import request_number_next
 from procurement.infra.queueing import notify_on_commit
 from procurement.selectors import may_review, may_travel, task_for, task_to_travel
+from procurement.history.review import RETRY_EVENTS
+from agentstate.machine import fire
 
 BUDGET_RESERVE, BUDGET_RELEASE, EMAIL = "budget.reserve", "budget.release", "email"
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
@@ -80,7 +82,6 @@ def task_pause(*, user, task_id) -> Task:
         raise said(NotPermitted(_("Only the requester or an admin may pause this request.")))
     if task.state not in workflow.PAUSABLE:
         raise said(Conflict(_("Only a request the agent is working on can be paused."), current_version=task.version))
-    from agentstate.machine import fire
 
     return fire(task.pk, "pause", actor=user, reason=say("paused", person=user.get_username()))
 
@@ -203,8 +204,6 @@ class PurchaseHooks:
         if task.state == workflow.PAUSED:
             return "resume"
         if task.state == workflow.NEEDS_REVIEW:
-            from procurement.history.review import RETRY_EVENTS
-
             return RETRY_EVENTS.get(task.step, "reconcile")
         return None
 

@@ -1,5 +1,6 @@
 """Tiny typed readers for settings that come from the environment."""
 import os
+import json
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -37,8 +38,6 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 def env_json(name: str, default):
     """A JSON value, e.g. OIDC_GROUP_MAP='{"eng-managers": {"department": "ENG", "role": "manager"}}'."""
-    import json
-
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default

@@ -11,6 +11,7 @@ import requests
 
 from agentstate import trace
 from agentstate.external import Indeterminate, Outcome, refuse_if_dry_run
+from django.conf import settings
 
 CREATE_REQUISITION = "erp.requisition.create"
 CANCEL_REQUISITION = "erp.requisition.cancel"
@@ -38,8 +39,6 @@ class ErpRefused(Exception):
 class ErpClient:
     def __init__(self, base_url: str | None = None, timeout: float | None = None):
         if base_url is None or timeout is None:
-            from django.conf import settings
-
             base_url = base_url if base_url is not None else settings.ERP_URL
             timeout = timeout if timeout is not None else settings.ERP_TIMEOUT_SECONDS
         self.base_url = base_url.rstrip("/")

@@ -1,17 +1,24 @@
 """Putting agent work on the Celery queue, in one place that services, steps, recovery and the
 Celery tasks all use. It names the Celery tasks instead of importing them, so no import cycle
-runs between steps and tasks (DESIGN §3)."""
+runs between steps and tasks (DESIGN §3). Notices are written by whoever the app names at start
+(`notices_written_by`, procurement.notices.derive), so the queue knows no notice."""
 import logging
 
 from django.db import transaction
 
 from procurement.celery import app
-from procurement.notices.derive import notices_for_task
 
 log = logging.getLogger(__name__)
 ADVANCE = "procurement.tasks.advance"
 DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
 ERP_SEND = "procurement.tasks.erp_send"
+_write_notices = None  # task id -> how many notices were written; named by the app's ready()
+
+
+def notices_written_by(writer) -> None:
+    """Name the function that turns a task's new events into notices (the app does, at start)."""
+    global _write_notices
+    _write_notices = writer
 
 
 def _task(name: str):
@@ -52,7 +59,7 @@ def notify_now(task_id):
     """Notices for the task's events not yet noticed, then their mail from a worker. A failure here
     loses nothing: the recovery pass writes what is missing."""
     try:
-        written = notices_for_task(task_id)
+        written = _write_notices(task_id) if _write_notices else 0
     except Exception:
         log.exception("task %s: notices not written now; the recovery pass will", task_id)
         return

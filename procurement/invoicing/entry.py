@@ -19,7 +19,7 @@ from procurement.words.money import ntd
 from procurement.invoicing.einvoice_qr import decode_left
 from procurement.models.numbers import validate_invoice_number
 from procurement.invoicing.po import PurchaseOrder
-from procurement.invoicing.tax import cents
+from procurement.purchase.tax import cents
 from procurement.models.taxid import validate_tax_id
 
 MAX_AMOUNT = Decimal("999999999999.99")

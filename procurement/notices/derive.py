@@ -38,6 +38,8 @@ from procurement.notices.render import (approval_url, chat_url, department_words
                      review_url, scope_summary)
 from procurement.notices.returned import notice_post, returned_question_post
 from procurement.notices.travel import TRAVEL_KINDS, travel_context
+from procurement.models.policy import Delegation
+from agentstate.models import ApprovalDecision
 
 log = logging.getLogger(__name__)
 
@@ -272,9 +274,6 @@ def _approver_context(approval: Approval) -> dict:
 def _deciders_now(approval: Approval) -> list:
     """(person, whom they stand in for or "") for the people who may decide the waiting step and
     have not decided yet: those on it, and today's delegates of those."""
-    from agentstate.models import ApprovalDecision
-
-    from procurement.models.policy import Delegation
 
     decided = set()
     for row in ApprovalDecision.objects.filter(approval=approval).values_list("decided_by_id", "on_behalf_of_id"):

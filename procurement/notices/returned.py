@@ -15,13 +15,13 @@ from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
 from procurement.people.language import CHAT_LANGUAGES
+from procurement.chat.runtime import conversation_language  # the chat reaches the services: import late
+from procurement.chat.runtime import conversation_language
 
 EXPECTS = "revision"
 
 
 def returned_question_post(*, task: Task, comment: str, approver: str, number: str, language: str) -> Session:
-    from procurement.chat.runtime import conversation_language  # the chat reaches the services: import late
-
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
     # Asked in the language of the conversation it goes into; a new one, in hers.
@@ -58,8 +58,6 @@ def notice_post(*, task: Task, kind: str, texts: dict, language: str) -> Session
     conversation (`texts`: the notice in each site language; `language`: hers, before the
     conversation has one). A request made without the chat has no conversation, and none is
     opened for it (her notices and mail tell her)."""
-    from procurement.chat.runtime import conversation_language
-
     session = (Session.objects.filter(task=task, owner_id=task.initiator_id, locked=False)
                .order_by("-updated_at", "-created_at").first())
     if session is None:

@@ -26,7 +26,7 @@ from procurement.policy.rules import amount_words
 from procurement.words.policy import chain_lines
 from procurement.purchase.requests import active_stand_ins
 from procurement.words import refusal
-from procurement.templatetags.money import ntd
+from procurement.words.money import ntd
 from procurement.pages import inbox as inbox_rows
 
 DECIDED = ("approved", "rejected", "returned")
@@ -110,7 +110,7 @@ def relatives_context(approval) -> dict:
 
 def requester_price_lines(scope: dict) -> list[dict]:
     """Each price the requester gave that won the award, in words, and whether it is past the
-    sheet's tolerance (procurement.quotesheet.given)."""
+    sheet's tolerance (procurement.purchase.given)."""
     lines = []
     for given in scope.get("requester_prices", []):
         parts = {"item": given["description"], "price": ntd(Decimal(given["unit_price"])),

@@ -20,6 +20,7 @@ from procurement.models import PurchaseRequest
 from procurement.words import refusal
 from procurement.pages.chat_forms import ChatMessageForm
 from procurement.pages.tasks import task_context
+from procurement.chat.runtime import chat_turn
 
 
 def _session(user, session_id) -> Session:
@@ -58,8 +59,6 @@ def chat_page(request, session_id):
 def chat_message(request, session_id):
     """One turn from the page: throttled like the API's chat (same rate, same count per person),
     checked by the same rules, then the same chat_turn."""
-    from procurement.chat.runtime import chat_turn
-
     session = _session(request.user, session_id)
     seen = session.turns.count()
     wait = chat_wait(request)

@@ -21,7 +21,8 @@ from procurement import selectors
 from procurement.words.people import people_labels, person_label
 from procurement.policy.rules import amount_words
 from procurement.words.policy import approval_status_words, role_label
-from procurement.templatetags.money import ntd
+from procurement.words.money import ntd
+from procurement.selectors.delegations import stands_in_for as running_for
 
 PER_PAGE = 20
 EXPORT_LIMIT = 10_000
@@ -119,8 +120,6 @@ def rows(approvals, viewer=None) -> list[Row]:
     limits = selectors.manager_limits(approvals)
     stands_in_for = set()
     if viewer is not None and approvals:
-        from procurement.selectors.delegations import stands_in_for as running_for
-
         stands_in_for = {row.delegator for row in running_for(viewer)}
     return [_row(approval, limits, viewer, stands_in_for) for approval in approvals]
 

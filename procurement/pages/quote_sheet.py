@@ -17,10 +17,11 @@ from agentstate.artifacts.services import ArtifactPruned, artifact_read, artifac
 from agentstate.errors import DomainError, NotFound
 from agentstate.models import Session
 
+from procurement.words.phrases import chat_lang
 from procurement import selectors
 from procurement.api.throttles import chat_wait
 from procurement.infra.limits import MAX_CHAT_CHARS
-from procurement.quotesheet.chat import chat_attach
+from procurement.chat.attach import chat_attach
 from procurement.words import refusal
 from procurement.pages.chat import _context, _session
 from procurement.pages.tasks import task_context
@@ -29,10 +30,6 @@ from procurement.pages.tasks import task_context
 class AttachForm(forms.Form):
     file = forms.FileField(label=_("Quote sheet (Excel .xlsx or CSV)"), allow_empty_file=True)
     text = forms.CharField(label=_("Message (optional)"), required=False, max_length=MAX_CHAT_CHARS)
-
-
-def chat_lang() -> str:
-    return "zh" if (get_language() or "").startswith("zh") else "en"
 
 
 @login_required

@@ -18,10 +18,10 @@ from procurement.words.people import remember
 from procurement.purchase.requests import named_in, request_now
 from procurement.words import refusal
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
-from procurement.receiving.forms import receive_form_for
+from procurement.pages.receipt_forms import receive_form_for
 from procurement.receiving.services import goods_receipt_record
 from procurement.pages.request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
-from procurement.pages.timetravel import travel_context
+from procurement.pages.travel_context import travel_context
 
 PAGE, PANEL, ACTIONS = "procurement/task.html", "procurement/task.html#panel", "procurement/task.html#actions"
 

@@ -11,13 +11,11 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from agentstate.errors import DomainError, NotPermitted, said
-from agentstate.timetravel import FORKED_EVENT
-from agentstate.models import Task
 
-from procurement import selectors, workflow
+from procurement import selectors
 from procurement.history import timetravel
-from procurement.models import PurchaseRequest, Supplier
 from procurement.words import refusal
+from procurement.pages.tasks import _task as visible, task_context
 
 PAGE = "procurement/task.html"
 MAX_ID = 2**63 - 1
@@ -38,42 +36,7 @@ class ForkForm(CheckpointForm):
     supplier = forms.CharField(required=False, max_length=200)
 
 
-def travel_context(user, task) -> dict:
-    """What the page shows of checkpoints, forks and the ways back, for this viewer."""
-    is_requester = task.initiator_id == user.pk
-    can_travel = selectors.may_travel(user, task)
-    context = {
-        "can_travel": can_travel,
-        "can_pause": (is_requester or can_travel) and task.state in workflow.PAUSABLE,
-        "can_resume": (task.state == workflow.PAUSED and (is_requester or can_travel)),
-        "forked_from": _linked([(task.data or {}).get("forked_from", {}) or {}]),
-        "forks": _linked([{"task": e.data["fork"]} for e in task.events.all()
-                          if e.event == FORKED_EVENT and e.data.get("fork")]),
-    }
-    if can_travel:
-        rows = timetravel.task_checkpoints(user=user, task_id=task.pk)
-        context |= {"checkpoint_rows": rows, "suppliers": list(Supplier.objects.values_list("name", flat=True)),
-                    "picked": next((c.id for c in reversed(rows) if c.state == workflow.PROCESSING), None)}
-    return context
-
-
-def _linked(links: list[dict]) -> list[dict]:
-    """Each linked task with its request number, for a link on the page."""
-    ids = [link["task"] for link in links if link.get("task")]
-    if not ids:
-        return []
-    numbers = dict(PurchaseRequest.objects.filter(task_id__in=ids).values_list("task_id", "number"))
-    return [{"task": link["task"], "number": numbers.get(_uuid(link["task"])) or "—",
-             "version": link.get("version")} for link in links if link.get("task")]
-
-
-def _uuid(value):
-    return Task._meta.pk.to_python(value)
-
-
 def _page(request, task, status=200, **extra):
-    from procurement.pages.tasks import task_context
-
     task = selectors.task_timeline(selectors.task_for(request.user, task.pk))
     return render(request, PAGE, task_context(request.user, task) | extra, status=status)
 
@@ -91,8 +54,6 @@ def _not_admin() -> NotPermitted:
 
 
 def _task(request, task_id):
-    from procurement.pages.tasks import _task as visible
-
     return visible(request.user, task_id)
 
 

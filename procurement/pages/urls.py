@@ -1,6 +1,6 @@
 from django.urls import path
 
-from procurement.invoicing import pages as invoicing
+from procurement.pages import invoices as invoicing
 from procurement.pages import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
 
 urlpatterns = [

@@ -17,6 +17,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from procurement.infra.inputguard import wants_json
+from procurement.people import oidc
 
 
 def client_address(request):
@@ -114,7 +115,5 @@ class SignInView(LoginView):
     authentication_form = SignInForm
 
     def get_context_data(self, **kwargs):
-        from procurement.people import oidc
-
         return super().get_context_data(**kwargs) | {
             "directory": oidc.enabled(), "directory_refused": self.request.GET.get("directory") == "refused"}

@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
+from agentstate.models import ApprovalDecision
 
 DONE = "approved"
 CURRENT = "pending"
@@ -127,9 +129,6 @@ def _names(ids: set) -> dict:
 
 
 def _decisions():
-    from django.db.models import Prefetch
-
-    from agentstate.models import ApprovalDecision
 
     return Prefetch("decisions", queryset=ApprovalDecision.objects.select_related("decided_by", "on_behalf_of"))
 

@@ -12,6 +12,7 @@ from django.db.models import Q
 from procurement.models import Membership
 from procurement.models.policy import Delegation
 from procurement.policy.routing import step_roles
+from procurement.selectors.delegations import stands_in_for
 
 
 def step_people(approval) -> set:
@@ -50,8 +51,6 @@ def _decided(approval) -> set:
 def delegators_of(user, on=None) -> set:
     """The people `user` stands in for on `on` (today: read once per request)."""
     if on is None:
-        from procurement.selectors.delegations import stands_in_for
-
         return {row.delegator_id for row in stands_in_for(user)}
     return set(Delegation.objects.active(on).filter(delegate=user).values_list("delegator_id", flat=True))
 

@@ -13,6 +13,7 @@ from agentstate.errors import DomainError, NotFound, said
 from procurement.selectors.delegations import forget_delegations
 from procurement.selectors.roles import approvers
 from procurement.models.policy import Delegation
+from django.db.models import Q
 
 
 def delegation_errors(*, delegator, delegate, starts: date | None, ends: date | None) -> dict[str, list[str]]:
@@ -82,7 +83,5 @@ def delegation_delete(*, user, delegation_id) -> None:
 
 def delegations_of(user):
     """The delegations `user` made, and those naming them as the delegate, the running ones first."""
-    from django.db.models import Q
-
     return (Delegation.objects.filter(Q(delegator=user) | Q(delegate=user))
             .select_related("delegator", "delegate").order_by("-ends", "pk"))

@@ -51,8 +51,6 @@ def policy_route(*, department, total: Decimal, requester, categories: set[str],
     Without any policy version yet, the route is the built-in one (procurement.people.access)."""
     policy = current_policy()
     if policy is None:
-        from procurement.selectors.approvals import approval_route
-
         return approval_route(department=department, total=total, requester=requester)
     rule = rule_for(policy, department=department.code, total=total, categories=categories, supplier=supplier)
     if rule is None or not rule["steps"]:
@@ -191,3 +189,36 @@ def _without_superiors(step: dict, extra: dict) -> dict:
     if not kept:
         return step
     return step | {"user_ids": [pk for pk, _ in kept], "usernames": [name for _, name in kept]}
+
+
+# -- the built-in route, before any policy version is published ------------------------------
+
+def role_holders(department, role):
+    """The active members of `department` in `role`; directors of every department count for any."""
+    rows = Membership.objects.filter(role=role, user__is_active=True).select_related("user")
+    if role == Membership.Role.DIRECTOR:
+        return rows.filter(Q(department=department) | Q(department__isnull=True))
+    return rows.filter(department=department)
+
+
+def approval_route(*, department, total: Decimal, requester) -> dict | None:
+    """Who may approve this total, frozen when the approval opens; None if above every limit.
+
+    Within the department manager's limit: the managers (and directors, who may decide
+    what a manager could). Above it: the directors whose limit covers it."""
+    all_managers, all_directors = list(role_holders(department, Membership.Role.MANAGER)), list(role_holders(department, Membership.Role.DIRECTOR))
+    managers = [m for m in all_managers if m.approval_limit >= total and m.user_id != requester.pk]
+    directors = [m for m in all_directors if m.approval_limit >= total and m.user_id != requester.pk]
+    if managers:
+        rule = "manager"
+    elif directors:
+        rule = "director"
+    else:
+        return None
+    people = managers + directors
+    return {"rule": rule, "user_ids": sorted({m.user_id for m in people}),
+            "usernames": sorted({m.user.username for m in people}), "total": str(total),
+            "department": department.code,
+            # The limits the total was measured against, frozen so the page can say why it came here.
+            "manager_limit": str(max((m.approval_limit for m in all_managers), default=0)),
+            "director_limit": str(max((m.approval_limit for m in all_directors), default=0))}

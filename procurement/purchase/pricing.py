@@ -6,9 +6,10 @@ place 營業稅 is computed."""
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from statistics import median
 from decimal import Decimal
 
-from procurement.invoicing.tax import cents, totals
+from procurement.purchase.tax import cents, totals
 
 CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
 
@@ -207,3 +208,12 @@ def _ask_split(items: list[str], offers: list[_Offer]) -> str:
                     for o in sorted(offers, key=lambda o: o.supplier) if o.quotes)
     return (f"No single supplier quotes all of {', '.join(items)} ({who}). "
             "A request goes whole to one supplier: could you split it into separate requests?")
+
+
+def medians(quotes) -> dict[str, Decimal]:
+    """Item -> median untaxed unit price of the catalogue's quotes (each a dict or a Quote)."""
+    prices: dict[str, list[Decimal]] = {}
+    for quote in quotes:
+        get = quote.get if isinstance(quote, dict) else lambda name, q=quote: getattr(q, name)
+        prices.setdefault(get("item"), []).append(Decimal(str(get("unit_price"))))
+    return {item: Decimal(median(values)) for item, values in prices.items()}

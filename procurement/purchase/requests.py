@@ -20,8 +20,9 @@ from agentstate.models import Approval, Task
 
 from procurement.words import labels
 from procurement import workflow
-from procurement.receiving.progress import Progress, progress_of, standing_words
-from procurement.words.people import people_labels, person_label
+from procurement.purchase.progress import Progress, progress_of, standing_words
+from procurement.words.people import stand_in_words
+from procurement.selectors.delegations import running_delegations
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
 APPROVAL, ANSWER, CONFIRMATION, AGENT, ERP, REVIEW = "approval", "answer", "confirmation", "agent", "erp", "review"
@@ -106,7 +107,7 @@ class RequestNow:
     question: Question | None
     created_at: datetime
     updated_at: datetime
-    # After the PO: per line ordered / received / invoiced (procurement.receiving.progress); else None.
+    # After the PO: per line ordered / received / invoiced (procurement.purchase.progress); else None.
     progress: Progress | None = None
 
     @property
@@ -137,20 +138,9 @@ def named_in(rows) -> list[str]:
     return names
 
 
-def stand_in_words(person: str, stand_ins) -> str:
-    """「bob（代理人 dave）」 / "bob (or dave, standing in)" while bob's delegation to dave runs."""
-    delegates = [delegate for delegator, delegate in stand_ins if delegator == person]
-    if not delegates:
-        return person_label(person)
-    return _("%(person)s (or %(delegate)s, standing in)") % {
-        "person": person_label(person), "delegate": pgettext("between names", " or ").join(people_labels(delegates))}
-
-
 def active_stand_ins(usernames) -> tuple[tuple[str, str], ...]:
     """(delegator, delegate) for each running delegation of these people (one query per request, shared
     with the header's; none for nobody)."""
-    from procurement.selectors.delegations import running_delegations
-
     if not usernames:
         return ()
     names = set(usernames)

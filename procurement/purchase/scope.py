@@ -46,7 +46,7 @@ def approval_scope(task: Task, request: PurchaseRequest) -> dict:
 
 
 def _requester_prices(task: Task) -> dict:
-    """Prices the requester gave that won the award (procurement.quotesheet.given), bound into the
+    """Prices the requester gave that won the award (procurement.purchase.given), bound into the
     scope so the approver's click covers them; absent when there are none."""
     given = task.data.get("given_prices") or []
     return {"requester_prices": given} if given else {}

@@ -17,7 +17,7 @@ from procurement import workflow
 from procurement.models import Department, Membership, PurchaseRequest, RequestLine
 from procurement.purchase.numbering import request_number_next
 from procurement.infra.queueing import enqueue_advance, notify_on_commit
-from procurement.history.review import what_changed
+from procurement.words.changes import what_changed
 from procurement.selectors import forks
 from procurement.selectors.grants import grant_requester
 from procurement.selectors.tasks import task_for, task_to_change  # noqa: F401 (task_for: older imports)

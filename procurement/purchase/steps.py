@@ -30,8 +30,8 @@ from procurement.policy.last_step import chosen_route
 from procurement.policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from procurement.policy.rules import current_policy
 from procurement.purchase.pricing import award
-from procurement.quotesheet.given import given_prices, past_tolerance
-from procurement.quotesheet.state import sheet_quotes
+from procurement.purchase.given import given_prices, past_tolerance
+from procurement.purchase.sheets import sheet_quotes
 from procurement.purchase.scope import approval_scope, purchase_order_request, requisition_request
 
 log = logging.getLogger(__name__)

@@ -10,15 +10,14 @@ An exception is one of:
 Each exception becomes one question; a row with two has two."""
 from dataclasses import asdict
 from decimal import ROUND_HALF_UP, Decimal
-from statistics import median
 
 from django.core.exceptions import ValidationError
 
-from procurement.purchase.pricing import match_item
+from procurement.purchase.pricing import match_item, medians  # noqa: F401  (checks.medians, as the sheet's services read it)
 from procurement.models.taxid import validate_tax_id
 from procurement.quotesheet.reader import SheetRow
+from procurement.words.quotesheet import PRICE, TAX_ID, UNKNOWN_ITEM  # noqa: F401  (the kinds, named where they are worded)
 
-UNKNOWN_ITEM, TAX_ID, PRICE = "unknown_item", "tax_id", "price"
 
 
 def tax_id_valid(value: str) -> bool:
@@ -27,15 +26,6 @@ def tax_id_valid(value: str) -> bool:
     except ValidationError:
         return False
     return True
-
-
-def medians(quotes) -> dict[str, Decimal]:
-    """Item -> median untaxed unit price of the catalogue's quotes (each a dict or a Quote)."""
-    prices: dict[str, list[Decimal]] = {}
-    for quote in quotes:
-        get = quote.get if isinstance(quote, dict) else lambda name, q=quote: getattr(q, name)
-        prices.setdefault(get("item"), []).append(Decimal(str(get("unit_price"))))
-    return {item: Decimal(median(values)) for item, values in prices.items()}
 
 
 class Suppliers:

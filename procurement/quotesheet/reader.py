@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agentstate.errors import DomainError
+import openpyxl
 
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # the old binary .xls
@@ -91,8 +92,6 @@ def _not_a_sheet() -> SheetRefused:
 
 
 def _xlsx_cells(content: bytes) -> list[list[str]]:
-    import openpyxl
-
     try:
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
             names = archive.namelist()

@@ -24,7 +24,7 @@ from procurement.models import Quote, Supplier
 from procurement.purchase.services import request_draft_save
 from procurement.quotesheet import checks
 from procurement.quotesheet.reader import SheetRefused, read_sheet
-from procurement.quotesheet.state import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401
+from procurement.purchase.sheets import next_question, open_questions, sheet_quotes, sheet_summary  # noqa: F401
 
 ARTIFACT_NAME = "quote sheet"
 

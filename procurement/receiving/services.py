@@ -18,7 +18,7 @@ from procurement import workflow
 from procurement.purchase.budget import budget_release_part
 from procurement.purchase.pricing import totals
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine
-from procurement.receiving.progress import Progress, ordered_lines, progress_of
+from procurement.purchase.progress import Progress, ordered_lines, progress_of
 
 
 class InvalidReceipt(DomainError):

@@ -15,8 +15,14 @@ from agentstate.models import Approval, TaskEvent
 from procurement.words import labels
 from procurement.models import Department, Membership
 from procurement.policy.chain import CHAIN_PREFETCH
+from procurement.policy.routing import approval_route, role_holders  # noqa: F401  (selectors.approval_route, as before)
 from procurement.selectors.grants import DECIDE_APPROVAL, approval_grants
 from procurement.selectors.roles import DIRECTOR, MANAGER, deciding_memberships
+from procurement.models.policy import Delegation
+from procurement.selectors.delegations import stands_in_for
+from procurement.policy.deciding import may_decide_step
+from django.contrib.auth import get_user_model
+from agentstate.models import ApprovalDecision
 
 
 def routed_to(user):
@@ -27,9 +33,6 @@ def routed_to(user):
 
 def _standing_for(user):
     """`user` and the people `user` stands in for today, as ids."""
-    from django.contrib.auth import get_user_model
-
-    from procurement.models.policy import Delegation
 
     # `user_id IN (user UNION ALL their delegators)`, read by the approvers' user index; an OR of the
     # two scanned every approver row.
@@ -39,44 +42,12 @@ def _standing_for(user):
 
 def decided_by(user):
     """Ids of the approvals `user` decided, or decided a step of (in person or for someone)."""
-    from agentstate.models import ApprovalDecision
-
     # Two index reads put together, not one OR (which the planner may answer by scanning every decision).
     return ApprovalDecision.objects.filter(decided_by=user).values("approval_id").union(
         ApprovalDecision.objects.filter(on_behalf_of=user).values("approval_id"), all=True)
 
 
 # -- who may decide (the approval policy) --------------------------------------------------
-
-def _deciders(department, role):
-    rows = Membership.objects.filter(role=role, user__is_active=True).select_related("user")
-    if role == DIRECTOR:
-        return rows.filter(Q(department=department) | Q(department__isnull=True))
-    return rows.filter(department=department)
-
-
-def approval_route(*, department, total: Decimal, requester) -> dict | None:
-    """Who may approve this total, frozen when the approval opens; None if above every limit.
-
-    Within the department manager's limit: the managers (and directors, who may decide
-    what a manager could). Above it: the directors whose limit covers it."""
-    all_managers, all_directors = list(_deciders(department, MANAGER)), list(_deciders(department, DIRECTOR))
-    managers = [m for m in all_managers if m.approval_limit >= total and m.user_id != requester.pk]
-    directors = [m for m in all_directors if m.approval_limit >= total and m.user_id != requester.pk]
-    if managers:
-        rule = "manager"
-    elif directors:
-        rule = "director"
-    else:
-        return None
-    people = managers + directors
-    return {"rule": rule, "user_ids": sorted({m.user_id for m in people}),
-            "usernames": sorted({m.user.username for m in people}), "total": str(total),
-            "department": department.code,
-            # The limits the total was measured against, frozen so the page can say why it came here.
-            "manager_limit": str(max((m.approval_limit for m in all_managers), default=0)),
-            "director_limit": str(max((m.approval_limit for m in all_directors), default=0))}
-
 
 def may_decide(user, approval) -> str | None:
     """Re-checked at the click: still a manager or director of that department with the limit."""
@@ -85,7 +56,7 @@ def may_decide(user, approval) -> str | None:
     if not user.is_active:
         return "Your account is inactive."
     for role in (MANAGER, DIRECTOR):
-        if _deciders(department, role).filter(user=user, approval_limit__gte=total).exists():
+        if role_holders(department, role).filter(user=user, approval_limit__gte=total).exists():
             return None
     return f"Your approval limit does not cover NT${total:,.0f} for {department.code}."
 
@@ -145,8 +116,6 @@ def _reaches(user) -> Q:
     date and one approval's page reads its own row. Sets of ids (IN) made PostgreSQL collect every id
     of every way first. At 100,000 tasks (bench/growth.py) bob's "all" tab page went from 108 to
     0.5 ms and one approval from 5.7 to 0.1 ms; counting the tab walks the approvals either way."""
-    from agentstate.models import ApprovalDecision
-
     approvers = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_for(user))
     return (Exists(approvers)
             | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), decided_by=user))
@@ -196,9 +165,6 @@ def _reached_in(user, tenant) -> Q:
     """Some approval of `tenant` reaches `user` (the same ways as _reaches), each way read from
     `user`'s own rows (their approver rows, decisions, grants) and stopping at the first: asked of
     every approval of the department instead, it read the tasks by tenant (a sequential scan)."""
-    from agentstate.models import ApprovalDecision
-
-    from procurement.selectors.delegations import stands_in_for
 
     # `user` and whom they stand in for as ids (today's delegations, read once per request): as
     # `user_id IN (a union)` the planner could not tell how many approver rows that is and scanned
@@ -393,8 +359,6 @@ def on_route(user, approval: Approval) -> bool:
     """`user` may decide the step the approval waits on now (in person or standing in for someone
     on it), and it still waits for them."""
     if approval.chain:
-        from procurement.policy.deciding import may_decide_step
-
         return may_decide_step(user, approval)
     return approval.status == Approval.Status.PENDING and approval.approvers.filter(pk=user.pk).exists()
 

@@ -7,6 +7,7 @@ on the request (`ReadOncePerRequest`). Outside a request (workers, the shell) ev
 anew. Saving or ending a delegation forgets what was read."""
 from contextvars import ContextVar
 from typing import NamedTuple
+from procurement.models.policy import Delegation
 
 _READS = ContextVar("procurement_request_reads", default=None)
 
@@ -36,8 +37,6 @@ class ReadOncePerRequest:
 def running_delegations() -> tuple[Running, ...]:
     """Every delegation in force today (both people active), by delegator then delegate name: one
     query per request."""
-    from procurement.models.policy import Delegation
-
     reads = _READS.get()
     if reads is not None and "delegations" in reads:
         return reads["delegations"]

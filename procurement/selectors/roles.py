@@ -2,6 +2,9 @@
 from django.db.models import Q
 
 from procurement.models import Membership
+from procurement.selectors.delegations import stands_in_for
+from procurement.policy.rules import current_policy
+from django.contrib.auth import get_user_model
 
 MANAGER, DIRECTOR = Membership.Role.MANAGER, Membership.Role.DIRECTOR
 DECIDING = (MANAGER, DIRECTOR)
@@ -23,8 +26,6 @@ def roles_held(user) -> set[str]:
 def is_decider(user, roles: set[str] | None = None) -> bool:
     """A manager, director or finance somewhere, or standing in for one today: the inbox is theirs.
     `roles`: roles_held(user), when already read."""
-    from procurement.selectors.delegations import stands_in_for
-
     if not user.is_authenticated:
         return False
     if roles is not None:
@@ -49,9 +50,6 @@ def approvers():
     """Active people who could decide an approval: those holding a manager, director or finance
     role, and those the current approval policy names in a step of their own. Only they may stand
     in for someone (a delegate decides that person's approvals)."""
-    from django.contrib.auth import get_user_model
-
-    from procurement.policy.rules import current_policy
 
     policy = current_policy()
     named = {step["user"] for rule in (policy.rules if policy else []) for step in rule["steps"] if step["user"]}

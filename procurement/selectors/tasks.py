@@ -17,6 +17,9 @@ from procurement.models import PurchaseRequest
 from procurement.purchase.requests import with_request_reads
 from procurement.selectors.grants import approval_task_grants, task_grants
 from procurement.selectors.roles import deciding_memberships
+from procurement.selectors.approvals import decided_by, routed_to
+from django.utils.translation import gettext as _
+from agentstate.errors import said
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
@@ -35,8 +38,6 @@ def may_view(user, task) -> bool:
 def _on_its_approvals(user):
     """Ids of the tasks whose approval waits on `user` (a finance step, a named person, a delegate
     standing in today) or had a step decided by them."""
-    from procurement.selectors.approvals import decided_by, routed_to
-
     return Approval.objects.filter(Q(pk__in=routed_to(user)) | Q(pk__in=decided_by(user))).values("task_id")
 
 
@@ -49,9 +50,6 @@ def may_travel(user, task) -> bool:
 def task_to_travel(user, task_id) -> Task:
     """A task `user` may replay, rewind or fork: 404 if she may not see it, 403 with the reason if
     she may see it but is no admin. Asked before the input is read."""
-    from django.utils.translation import gettext as _
-
-    from agentstate.errors import said
 
     task = task_for(user, task_id)
     if not may_travel(user, task):

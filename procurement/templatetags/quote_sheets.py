@@ -7,8 +7,8 @@ from django.urls import reverse
 from agentstate.artifacts.models import Blob
 
 from procurement.chat.context import catalogue
-from procurement.quotesheet.chat import pending_text
-from procurement.quotesheet.state import sheet_summary
+from procurement.chat.sheet import pending_text
+from procurement.purchase.sheets import sheet_summary
 
 register = template.Library()
 

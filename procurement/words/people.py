@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.signals import request_started
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from django.utils.translation import gettext as _, pgettext
+from django.contrib.auth import get_user_model
 
 # Usernames already looked up, per thread: a page names the same few people many times. Forgotten
 # at each request, when an account changes in this process, and after a minute (a worker's names).
@@ -30,8 +32,6 @@ def people_labels(usernames) -> list[str]:
 
 def remember(usernames) -> None:
     """Look up, in one query, the names of these people a page is about to show."""
-    from django.contrib.auth import get_user_model
-
     names = _names()
     wanted = {name for name in usernames if name and name not in names}
     if not wanted:
@@ -44,8 +44,6 @@ def remember(usernames) -> None:
 def _by_username(username: str) -> str:
     names = _names()
     if username not in names:
-        from django.contrib.auth import get_user_model
-
         user = get_user_model().objects.filter(username=username).first()
         names[username] = person_label(user) if user is not None else username
     return names[username]
@@ -69,3 +67,12 @@ request_started.connect(forget, dispatch_uid="people-forget-per-request")
 @receiver(post_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="people-forget-on-delete")
 def _account_changed(sender, **kwargs):
     forget()
+
+
+def stand_in_words(person: str, stand_ins) -> str:
+    """「bob（代理人 dave）」 / "bob (or dave, standing in)" while bob's delegation to dave runs."""
+    delegates = [delegate for delegator, delegate in stand_ins if delegator == person]
+    if not delegates:
+        return person_label(person)
+    return _("%(person)s (or %(delegate)s, standing in)") % {
+        "person": person_label(person), "delegate": pgettext("between names", " or ").join(people_labels(delegates))}

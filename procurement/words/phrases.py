@@ -2,6 +2,7 @@
 (locale/zh_Hant). `say` renders one in the reply's language; a reply is one language."""
 import re
 
+from django.utils.translation import get_language
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -203,3 +204,8 @@ def join(*parts: str) -> str:
             text += "。"
         text += part if not text or text.endswith(("。", "！", "？", "）", "」")) else " " + part
     return text
+
+
+def chat_lang() -> str:
+    """The chat's language code for the active language: "zh" or "en"."""
+    return "zh" if (get_language() or "").startswith("zh") else "en"

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
 from procurement.words import labels
-from procurement.words.people import people_labels, person_label, remember
+from procurement.words.people import people_labels, person_label, remember, stand_in_words
 from procurement.policy.chain import Decision, StepView, chain_view, withdrawn
 
 ROLES = {"manager": pgettext_lazy("approval role", "department manager"),
@@ -96,8 +96,6 @@ def _named(approval, steps) -> list[str]:
 def chain_lines(approval, stand_ins=()) -> list[dict]:
     """The chain as the page shows it: one entry per step, current step marked; its people read
     「Bob Wang（代理人 Dave Huang）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
-    from procurement.purchase.requests import stand_in_words
-
     steps = chain_view(approval)
     cancelled = withdrawn(approval)
     remember(_named(approval, steps) + [delegate for _, delegate in stand_ins])

@@ -3,7 +3,10 @@ from django.utils.translation import gettext_lazy as _
 
 from procurement.words.phrases import join, language
 from procurement.words.money import ntd
-from procurement.quotesheet import checks
+from procurement.words import labels
+
+# The kinds of question a sheet's row raises (procurement.quotesheet.checks finds them).
+UNKNOWN_ITEM, TAX_ID, PRICE = "unknown_item", "tax_id", "price"
 
 PHRASES = {
     "read": _("I read {filename} (version {version}): {rows} quotes. {ok} match the catalogue and the supplier "
@@ -12,13 +15,13 @@ PHRASES = {
                     "the supplier list."),
     "same_file": _("{filename} is the same file as version {version}, which I have already read; nothing changed."),
     "ask_head": _("Question {n} of {total}:"),
-    checks.UNKNOWN_ITEM: _("Row {row}: we have no catalogue item “{item}”. Which item is it ({items})? Or say "
+    UNKNOWN_ITEM: _("Row {row}: we have no catalogue item “{item}”. Which item is it ({items})? Or say "
                            "“drop” to leave the row out."),
-    checks.TAX_ID: _("Row {row}: the supplier “{supplier}” has no valid tax ID (統一編號) on our supplier list{given}. "
+    TAX_ID: _("Row {row}: the supplier “{supplier}” has no valid tax ID (統一編號) on our supplier list{given}. "
                      "What is its 8-digit tax ID? Or say “drop” to leave the row out."),
     "tax_given": _(" (the sheet says “{tax_id}”)"),
     "tax_known": _(" (the sheet says “{tax_id}”; our supplier list has {known})"),
-    checks.PRICE: _("Row {row}: {item} at {price} is {percent}% {direction} the catalogue median of {median}. Is the "
+    PRICE: _("Row {row}: {item} at {price} is {percent}% {direction} the catalogue median of {median}. Is the "
                     "price right? Say “confirm”, give the correct price, or say “drop”."),
     "above": _("above"),
     "below": _("below"),
@@ -46,19 +49,19 @@ def question_text(question: dict, *, total: int, lang: str, items=()) -> str:
     """The question, with its number: 「第 2 題（共 3 題）：第 7 列…」."""
     kind, values = question["kind"], dict(question)
     with language(lang):
-        if kind == checks.PRICE:
+        if kind == PRICE:
             values |= {"price": ntd(question["unit_price"]), "median": ntd(question["median"]),
                        "percent": abs(question["percent"]),
                        "direction": str(PHRASES["above" if question["percent"] > 0 else "below"])}
             values["item"] = item_label(question["item"], lang)
-        elif kind == checks.TAX_ID:
+        elif kind == TAX_ID:
             given = ""
             if question.get("known_tax_id"):
                 given = str(PHRASES["tax_known"]).format(tax_id=question["tax_id"], known=question["known_tax_id"])
             elif question.get("tax_id"):
                 given = str(PHRASES["tax_given"]).format(tax_id=question["tax_id"])
             values["given"] = given
-        elif kind == checks.UNKNOWN_ITEM:
+        elif kind == UNKNOWN_ITEM:
             values["items"] = "、".join(item_label(item, lang) for item in items) if lang == "zh" else \
                 ", ".join(items)
         head = str(PHRASES["ask_head"]).format(n=question["n"], total=total)
@@ -67,6 +70,5 @@ def question_text(question: dict, *, total: int, lang: str, items=()) -> str:
 
 
 def item_label(item: str, lang: str) -> str:
-    from procurement.chat.draft import item_name
-
-    return item_name(item, lang)
+    with language(lang):
+        return labels.item_label(item)

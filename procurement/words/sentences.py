@@ -16,6 +16,7 @@ from agentstate.memory.deletion import ReasonQuotesEntry
 from procurement.words import labels
 from procurement.words.money import ntd
 from procurement.words.people import person_label
+from procurement.words.policy import role_label
 
 AMOUNT = r"NT\$(?P<{}>[\d,]+(?:\.\d+)?)"
 MONEY_PARTS = {"total", "cap", "released", "available", "needed", "price", "held"}
@@ -334,8 +335,6 @@ def _part(name: str, value: str) -> str:
     if name == "department":
         return labels.department_code_label(value)
     if name == "role":
-        from procurement.words.policy import role_label
-
         return role_label(value)
     if name == "item":
         return labels.item_label(value)

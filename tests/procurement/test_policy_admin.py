@@ -174,7 +174,7 @@ def test_deleting_the_top_rung_goes_through_warning_what_happens_above_the_new_t
 
 def test_a_gap_opened_by_another_admin_meanwhile_refuses_the_click_in_words(demo, monkeypatch):
     """The page was checked before another change landed; the deletion itself checks again."""
-    from procurement.policy import admin as policy_admin
+    from procurement.admin import policy as policy_admin
     from procurement.policy.rules import Removal
 
     monkeypatch.setattr(policy_admin, "removal_check", lambda names: Removal(tuple(names), (), (), False))

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from procurement.models import Quote, Supplier
-from procurement.invoicing.tax import business_tax, totals, with_tax
+from procurement.purchase.tax import business_tax, totals, with_tax
 from procurement.purchase.pricing import award, match_item
 
 TODAY = date(2026, 3, 1)

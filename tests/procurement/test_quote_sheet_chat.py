@@ -6,7 +6,7 @@ import pytest
 from agentstate.artifacts.models import ArtifactVersion, Blob
 from agentstate.errors import Conflict
 from agentstate.models import Session, Task, TaskEvent
-from procurement.quotesheet.chat import chat_attach
+from procurement.chat.attach import chat_attach
 from procurement.quotesheet.reader import SheetRefused
 from tests.procurement.chat.support import agent_turns, open_session, talk
 from tests.procurement.quote_sheets import csv_bytes, xlsx_bytes

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from agentstate.artifacts.models import Blob
 from agentstate.models import Approval, Session, Task, TaskEvent
-from procurement.quotesheet.chat import chat_attach
+from procurement.chat.attach import chat_attach
 from tests.procurement.chat.support import talk
 from tests.procurement.quote_sheets import HSINCHU, csv_bytes, entity_bomb_xlsx, row, xlsx_bytes
 

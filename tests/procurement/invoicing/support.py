@@ -2,7 +2,7 @@
 from agentstate.models import Approval, Task
 from procurement.purchase import services
 from procurement.invoicing.po import purchase_order_of
-from procurement.invoicing.tax import totals
+from procurement.purchase.tax import totals
 
 
 def ordered(requester, approver, lines=({"description": "Monitor", "quantity": 3},), department="ENG") -> Task:

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 
 from agentstate.codewords import column
 
-from procurement.admin import DepartmentFilter, department_column
+from procurement.admin.records import DepartmentFilter, department_column
 from procurement.models.policy import ApprovalPolicy, Delegation, PolicyRule, PolicyStep
 from procurement.policy.rules import (RuleDeletionRefused, collisions, current_rules, policy_publish, policy_rules_delete, removal_check,
                     rule_json)

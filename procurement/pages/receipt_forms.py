@@ -7,7 +7,7 @@ from agentstate.errors import DomainError
 
 from procurement import selectors, workflow
 from procurement.models.receiving import RejectReason
-from procurement.receiving.progress import progress_of
+from procurement.purchase.progress import progress_of
 
 LIMIT = 10000
 

@@ -13,7 +13,7 @@ from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 from procurement.purchase.requests import request_now
 from procurement.invoicing.einvoice_qr import decode_left, read_photo
 from procurement.selectors.tasks import task_for
-from procurement.invoicing.forms import InvoiceForm
+from procurement.pages.invoice_forms import InvoiceForm
 from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.po_pdf import po_pdf
 from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing

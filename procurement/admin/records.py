@@ -396,4 +396,3 @@ class UserAdmin(DjangoUserAdmin):
             except DomainError as refused:
                 self.message_user(request, f"{person.get_username()}: {_refusal_words(refused)}", messages.ERROR)
         return None
-from procurement.policy import admin as policy_admin  # noqa: E402,F401  (registers the approval policy)

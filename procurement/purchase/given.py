@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.utils import timezone
 
 from procurement.models import Quote
-from procurement.quotesheet import checks
+from procurement.purchase import pricing
 
 SUPPLIED, CHANGED = "supplied", "changed"
 
@@ -23,7 +23,7 @@ def given_prices(task, award: dict) -> list[dict]:
     if not rows:
         return []
     tolerance = sheet.get("tolerance_percent", 30)
-    medians = checks.medians(Quote.objects.filter(valid_until__gte=timezone.localdate(), currency="TWD",
+    medians = pricing.medians(Quote.objects.filter(valid_until__gte=timezone.localdate(), currency="TWD",
                                                   item__in=[r["catalogue_item"] for r in rows])
                              .values("item", "unit_price"))
     given = []
