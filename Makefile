@@ -30,7 +30,9 @@ run: install
 # `make run`'s embedded default, which that run never touches.
 SQLITE_TESTS ?= tests/agentstate tests/procurement/test_approval_chain.py tests/procurement/test_schema_fixtures.py
 
+# The import contracts (pyproject.toml [tool.importlinter]) first: a broken floor fails the build.
 test: install
+	$(BIN)/lint-imports --no-cache
 	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS) && \
 	if [ -n "$$DATABASE_URL" ] && [ -z "$(PYTEST_ARGS)" ] && [ -n "$(SQLITE_TESTS)" ]; then \
 		echo "Again on SQLite, make run's default: $(SQLITE_TESTS)"; \

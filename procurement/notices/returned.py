@@ -15,7 +15,6 @@ from agentstate.models import Session, Task, Turn
 from agentstate.turns import turn_append
 
 from procurement.people.language import CHAT_LANGUAGES
-from procurement.chat.runtime import conversation_language  # the chat reaches the services: import late
 from procurement.chat.runtime import conversation_language
 
 EXPECTS = "revision"

@@ -23,7 +23,7 @@ from procurement.words.people import people_labels, person_label, remember
 from procurement.policy.chain import withdrawn
 from procurement.policy.deciding import step_decider, step_people
 from procurement.policy.rules import amount_words
-from procurement.words.policy import chain_lines
+from procurement.policy.shown import chain_lines
 from procurement.purchase.requests import active_stand_ins
 from procurement.words import refusal
 from procurement.words.money import ntd

@@ -20,7 +20,8 @@ from procurement.words import labels
 from procurement import selectors
 from procurement.words.people import people_labels, person_label
 from procurement.policy.rules import amount_words
-from procurement.words.policy import approval_status_words, role_label
+from procurement.policy.shown import approval_status_words
+from procurement.words.policy import role_label
 from procurement.words.money import ntd
 from procurement.selectors.delegations import stands_in_for as running_for
 

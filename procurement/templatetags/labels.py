@@ -5,7 +5,7 @@ from django.utils.translation import pgettext
 from procurement.words import ages, labels
 from procurement import words, workflow
 from procurement.words.people import person_label
-from procurement.words.policy import approval_status_words
+from procurement.policy.shown import approval_status_words
 
 register = template.Library()
 

@@ -1,16 +1,12 @@
 """An approval's chain in words, in the reader's language: who decides each step, its status,
 and each decision ("dave approved on behalf of bob, 2026-11-30 10:02" /「dave 代 bob 核准」)."""
-from dataclasses import replace
 
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
-from procurement.words import labels
-from procurement.words.people import people_labels, person_label, remember, stand_in_words
-from procurement.policy.chain import Decision, StepView, chain_view, withdrawn
+from procurement.words.people import person_label
 
 ROLES = {"manager": pgettext_lazy("approval role", "department manager"),
          "director": pgettext_lazy("approval role", "director"),
@@ -24,18 +20,11 @@ STATUSES = {"approved": pgettext_lazy("chain step", "approved"), "pending": pget
             "not_reached": pgettext_lazy("chain step", "not reached")}
 
 
-def approval_status_words(approval) -> str:
-    """An approval's status in words; one superseded by a cancel, not by a newer version, says so."""
-    if withdrawn(approval):
-        return capfirst(STATUSES["withdrawn"])  # beside "Pending", "Approved": a label, not a chain step
-    return labels.label(labels.APPROVAL_LABELS, approval.status)
-
-
 def role_label(role: str) -> str:
     return str(ROLES.get(role, role))
 
 
-def step_who(step: StepView) -> str:
+def step_who(step) -> str:
     """"department manager (any one of: bob, frank)"."""
     what = role_label(step.role) if step.role else person_label(step.user)
     if step.handed_to:
@@ -50,7 +39,7 @@ def step_who(step: StepView) -> str:
     return _("%(what)s (any one of: %(people)s)") % {"what": what, "people": people}
 
 
-def decision_words(decision: Decision) -> str:
+def decision_words(decision) -> str:
     when = date_format(timezone.localtime(decision.at), "Y-m-d H:i") if decision.at else ""
     parts = {"who": person_label(decision.decided_by), "for": person_label(decision.on_behalf_of), "when": when}
     if decision.on_behalf_of:
@@ -81,41 +70,3 @@ def _own_request_notes(step: dict) -> list[str]:
         notes.append(_("%(name)s is the requester and does not decide this step.") % {
             "name": person_label(step["without_requester"])})
     return notes
-
-
-def _named(approval, steps) -> list[str]:
-    """Every username the chain's words name, to look their names up at once."""
-    names = [name for step in steps for name in (step.user, *step.people, *step.offered)]
-    names += [name for step in steps for d in step.decisions for name in (d.decided_by, d.on_behalf_of)]
-    for frozen in approval.chain or ():
-        names += [frozen.get("without_requester", "")] + [c["requester"] for c in frozen.get("covers", [])]
-        names.append((frozen.get("in_place_of") or {}).get("requester", ""))
-    return names
-
-
-def chain_lines(approval, stand_ins=()) -> list[dict]:
-    """The chain as the page shows it: one entry per step, current step marked; its people read
-    「Bob Wang（代理人 Dave Huang）」 while a delegation in `stand_ins` ((delegator, delegate) pairs) runs."""
-    steps = chain_view(approval)
-    cancelled = withdrawn(approval)
-    remember(_named(approval, steps) + [delegate for _, delegate in stand_ins])
-    lines = []
-    for step in steps:
-        frozen = approval.chain[step.number - 1] if approval.chain else {}
-        if frozen.get("handed_to"):
-            step = replace(step, handed_to=frozen["handed_to"])
-        running = stand_ins if step.status == "pending" else ()
-        step = replace(step, people=[stand_in_words(person, running) for person in step.people])
-        extra = _own_request_notes(frozen)
-        if step.offered:
-            extra.append(_("Waited too long: also offered to %(people)s.") % {
-                "people": pgettext("list separator", ", ").join(people_labels(step.offered))})
-        elif step.escalate_after_seconds and step.status in ("pending", "waiting"):
-            extra.append(_("If it waits more than %(hours)s hours, it is offered to the backup.") % {
-                "hours": f"{step.escalate_after_seconds / 3600:g}"})
-        lines.append({"number": step.number, "who": step_who(step), "status": step.status,
-                      "status_label": str(STATUSES["withdrawn" if cancelled and step.status == "superseded"
-                                                   else step.status]),
-                      "decisions": [decision_words(d) for d in step.decisions], "notes": extra,
-                      "current": step.status == "pending"})
-    return lines
