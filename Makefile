@@ -28,7 +28,7 @@ run: install
 
 # After a whole run on PostgreSQL, the engine and requests through the agent run again on SQLite,
 # `make run`'s embedded default, which that run never touches.
-SQLITE_TESTS ?= tests/agentstate tests/procurement/test_approval_chain.py tests/procurement/test_schema_fixtures.py
+SQLITE_TESTS ?= tests/agentstate tests/procurement/policy/test_approval_chain.py tests/procurement/purchase/test_schema_fixtures.py
 
 # The import contracts (pyproject.toml [tool.importlinter]) first: a broken floor fails the build.
 test: install

@@ -10,7 +10,7 @@ def demo_rows(django_db_setup, django_db_blocker, _fast_password_hashing):
     """What `seed_demo` writes, table by table, read once per run in a transaction rolled back after.
     Seeding took about 300 queries; a test now inserts these rows in one statement a table.
     Except the people's languages: a test says which language its reader reads
-    (tests/procurement/test_seed_demo.py checks the seeded ones)."""
+    (tests/procurement/purchase/test_seed_demo.py checks the seeded ones)."""
     from django.apps import apps
     from django.db import transaction
 

@@ -2,7 +2,7 @@
 「月底前」, 「12/15 前」, "by Friday", "before Dec 15", "by the end of the month".
 
 No date library in the locks reads Chinese relative dates, so this is one function (`need_by`)
-over a short table of patterns; every phrase it knows is in tests/procurement/test_chat_dates.py.
+over a short table of patterns; every phrase it knows is in tests/procurement/chat/test_chat_dates.py.
 Relative words resolve against today in settings.TIME_ZONE (Asia/Taipei). A week starts on
 Monday: 「這週五」 is this week's Friday, 「下週五」 and "next Friday" next week's, a bare
 「週五」 / "by Friday" the coming one. 「下週」 and "next week" mean its Monday, 「下個月初」 the

@@ -6,7 +6,7 @@ disabled), as the work queue's buttons did."""
 import re
 from pathlib import Path
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 FORM = re.compile(r"<form\b(?P<attrs>[^>]*)>(?P<body>.*?)</form>", re.DOTALL)
 
 

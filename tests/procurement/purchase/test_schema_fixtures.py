@@ -17,7 +17,7 @@ from procurement.models import Department, PurchaseRequest, RequestLine, Supplie
 from procurement.tasks import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)
-FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("purchase_schema_v*.json"))
+FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures").glob("purchase_schema_v*.json"))
 
 
 def put_back(path: Path, users: dict) -> Task:

@@ -138,7 +138,7 @@ def test_approval_past_its_expiry__task_expired_requisition_cancelled_budget_rel
 def hard_holds(settings):
     """Budget reserved hard when the agent reaches it, before anyone approves (BUDGET_HOLD=cap
     with no practical cap): these cases watch that reservation's life, release included.
-    The default soft holds are tests/procurement/test_budget_holds.py's."""
+    The default soft holds are tests/procurement/purchase/test_budget_holds.py's."""
     settings.BUDGET_HOLD, settings.BUDGET_HOLD_CAP = "cap", 10**12
 
 

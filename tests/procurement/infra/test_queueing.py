@@ -5,7 +5,7 @@ from pathlib import Path
 
 from procurement.infra import queueing
 
-APP = Path(__file__).resolve().parents[2] / "procurement"
+APP = Path(__file__).resolve().parents[3] / "procurement"
 WIRING = {"apps.py", "tasks.py"}
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2] / "procurement"
+ROOT = Path(__file__).resolve().parents[3] / "procurement"
 ENGINE_TABLES = {"Task", "TaskEvent", "Turn", "Checkpoint"}
 WRITES = {"create", "bulk_create", "get_or_create", "update_or_create", "update", "bulk_update", "delete"}
 

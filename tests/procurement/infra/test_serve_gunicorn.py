@@ -20,7 +20,7 @@ from agentstate.models import Session, Turn
 from procurement.people.tokens import token_issue
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 WORKERS, THREADS, POSTS = 2, 2, 300
 APP_NAME = "procurement-gunicorn-test"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 PRODUCTION = {"SECRET_KEY": secrets.token_urlsafe(50), "DEBUG": "false", "HTTPS": "true",
               "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "EMAIL_URL": "smtp://mail.example.com:25",
               "ALLOWED_HOSTS": "procurement.example.com"}

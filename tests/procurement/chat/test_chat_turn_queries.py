@@ -13,7 +13,7 @@ from agentstate.models import Turn
 from procurement.chat.vocabulary import departments
 from procurement.people.language import user_language_set
 from tests.procurement.chat.support import open_session, talk
-from tests.procurement.test_chat_status_queries import requests_for
+from tests.procurement.chat.test_chat_status_queries import requests_for
 
 pytestmark = pytest.mark.django_db
 
