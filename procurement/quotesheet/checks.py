@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 
-from procurement.purchase.pricing import match_item, medians  # noqa: F401  (checks.medians, as the sheet's services read it)
+from procurement.purchase.pricing import match_item
 from procurement.models.taxid import validate_tax_id
 from procurement.quotesheet.reader import SheetRow
 from procurement.words.quotesheet import PRICE, TAX_ID, UNKNOWN_ITEM  # noqa: F401  (the kinds, named where they are worded)

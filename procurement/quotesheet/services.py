@@ -21,6 +21,7 @@ from procurement import workflow
 from procurement.infra.inputguard import file_name_too_long
 from procurement.infra.limits import MAX_FILE_NAME_CHARS
 from procurement.models import Quote, Supplier
+from procurement.purchase import pricing
 from procurement.purchase.services import request_draft_save
 from procurement.quotesheet import checks
 from procurement.quotesheet.reader import SheetRefused, read_sheet
@@ -42,7 +43,7 @@ class Attached:
 
 def catalogue_medians() -> dict[str, Decimal]:
     today = timezone.localdate()
-    return checks.medians(Quote.objects.filter(valid_until__gte=today, currency="TWD").values("item", "unit_price"))
+    return pricing.medians(Quote.objects.filter(valid_until__gte=today, currency="TWD").values("item", "unit_price"))
 
 
 def supplier_list() -> checks.Suppliers:

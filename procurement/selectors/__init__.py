@@ -7,13 +7,13 @@ NotPermitted (403) with the reason.
   who may decide; `queue`: the work queue; `memory`: governed memory; `roles`: department roles;
 `receiving`: who records goods and closes an order short.
 """
+from procurement.policy.routing import approval_route  # noqa: F401  (the route the read layer's callers ask for)
 from procurement.selectors.approvals import (  # noqa: F401
     INBOX_TABS,
     SCOPE_FIELDS,
     approval_for,
     approval_for_decider,
     approval_to_decide,
-    approval_route,
     approval_route_reason,
     approvals_for,
     approvals_pending_for,

@@ -1,8 +1,8 @@
 """Which approvals a person may see, and who may decide them (DESIGN §7, §9).
 
-`approval_route` and `may_decide` decide who is on an approval's route and re-check it at the
-click; the rest answers "which approvals may this person read" for the inbox, the approval page
-and the API. Not visible: 404."""
+`may_decide` re-checks at the click who may decide an approval (the route itself is
+procurement.policy.routing's); the rest answers "which approvals may this person read" for the
+inbox, the approval page and the API. Not visible: 404."""
 from decimal import Decimal
 
 from django.db.models import Exists, Max, OuterRef, Q
@@ -15,7 +15,7 @@ from agentstate.models import Approval, TaskEvent
 from procurement.words import labels
 from procurement.models import Department, Membership
 from procurement.policy.chain import CHAIN_PREFETCH
-from procurement.policy.routing import approval_route, role_holders  # noqa: F401  (selectors.approval_route, as before)
+from procurement.policy.routing import role_holders
 from procurement.selectors.grants import DECIDE_APPROVAL, approval_grants
 from procurement.selectors.roles import DIRECTOR, MANAGER, deciding_memberships
 from procurement.models.policy import Delegation
