@@ -58,12 +58,12 @@ def test_a_message_sent_too_fast_is_refused_in_the_page_and_stays_in_the_box(dem
 
 def test_a_server_error_is_said_in_the_page_and_the_message_stays_in_the_box(demo, signed_in, monkeypatch):
     """A 500 used to leave the page as it was: the button came back and nothing said the turn failed."""
-    import procurement.chat.runtime
+    import procurement.pages.chat
 
     def broken(**kwargs):
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(procurement.chat.runtime, "chat_turn", broken)
+    monkeypatch.setattr(procurement.pages.chat, "chat_turn", broken)
     alice = signed_in("alice")
     alice.get_by_role("button", name="New request by chat").click()
     say(alice, "I need 2 laptops for the new hires")
