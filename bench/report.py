@@ -164,6 +164,8 @@ def write_report(results: dict, out: Path, path: Path):
         if "throughput" in made:
             doc += [f"![throughput over time]({made['throughput']})", ""]
 
+    doc += _steps_section((parts.get("steps") or {}).get("figures"))
+
     growth = (parts.get("growth") or {}).get("figures")
     if growth:
         doc += ["## Growth: 1k, 10k, 100k tasks", ""]
@@ -445,3 +447,23 @@ def _scale_section(scale: dict, before: dict | None = None) -> list[str]:
                     "```", plan["sql"][:600], "", *plan["plan"], "```", ""]
     doc += ["</details>", ""]
     return doc
+
+
+def _steps_section(steps: dict | None) -> list[str]:
+    """bench/step_profile.py: a worker's advance() per step kind, beside its own ERP call."""
+    if not steps:
+        return []
+    rows = [[name, s["n"], s["queries_min"] if s["queries_min"] == s["queries_max"] else
+             f"{s['queries_min']}-{s['queries_max']}", s["ms"]["p50"], s["ms"]["p95"], s["erp_ms"]["p50"],
+             s["own_ms"]["p50"], s["own_ms"]["p95"], s["db_ms"]["p50"], s["broker_ms"]["p50"], s["python_ms"]["p50"]]
+            for name, s in steps["steps"].items()]
+    every = steps.get("own_ms_all_steps") or {}
+    return ["## A step's own cost", "",
+            f"{steps['requests']} requests driven in one process, each `advance()` run as a worker runs it (Redis "
+            "broker, the ERP simulator), named by the step it found due. own = the call less the time inside the "
+            "ERP client's HTTP calls (target p50 <= 15 ms, p95 <= 40 ms); DB = inside the database's execute; "
+            "broker = inside Celery's apply_async; Python = own less DB and broker.", "",
+            f"- **every step, own time: p50 {every.get('p50')} ms, p95 {every.get('p95')} ms** over "
+            f"{every.get('n')} calls", "",
+            _table(["step", "n", "queries", "p50 ms", "p95 ms", "ERP p50", "own p50", "own p95", "DB p50",
+                    "broker p50", "Python p50"], rows), ""]

@@ -1,6 +1,6 @@
 """`make bench`: every benchmark in one run, then bench/RESULTS.md, the raw JSON and two charts.
 
-    .venv/bin/python bench/run.py [--quick] [--only sidebyside,throughput,growth,scale,chaos,permissions]
+    .venv/bin/python bench/run.py [--quick] [--only sidebyside,throughput,growth,scale,chaos,permissions,steps]
 
 Runs, each in its own process and on its own database of the same PostgreSQL server (server and
 credentials from DATABASE_URL when it is PostgreSQL, else postgres@127.0.0.1:5432), with Redis
@@ -12,7 +12,9 @@ db 9 (BENCH_REDIS_DB to use another) as the broker where workers are involved:
    bench/scale.py       every page at 100k tasks and 1M decided approvals, EXPLAIN of each query;
 4. bench/chaos.py       200 requests under SIGKILLs and ERP faults;
 5. bench/permissions.py the inbox, task and API lists at 2k and 10k tasks (50 departments, 200
-                        people): p50/p95 and queries per request, which must stay constant.
+                        people): p50/p95 and queries per request, which must stay constant;
+6. bench/step_profile.py a worker's advance() per step kind: queries, p50/p95, and its own time
+                        less the ERP wait (database, broker, Python).
 
 Each prints as it goes; the figures land in bench/results/*.json, and bench/RESULTS.md is
 written from them with the machine, the date and the commands. `--quick` runs small sizes to
@@ -39,6 +41,7 @@ FULL = {
     "scale": ["bench/scale.py", "--tasks", "100000", "--approvals", "1000000"],
     "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "240", "--settle-seconds", "300"],
     "permissions": ["bench/permissions.py", "--scales", "2000,10000"],
+    "steps": ["bench/step_profile.py", "--requests", "200"],
 }
 QUICK = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3"],
@@ -47,6 +50,7 @@ QUICK = {
     "scale": ["bench/scale.py", "--tasks", "2000", "--approvals", "20000", "--renders", "3"],
     "chaos": ["bench/chaos.py", "--requests", "30", "--chaos-seconds", "40", "--settle-seconds", "90"],
     "permissions": ["bench/permissions.py", "--scales", "500,2000", "--renders", "5"],
+    "steps": ["bench/step_profile.py", "--requests", "10"],
 }
 
 
@@ -81,7 +85,7 @@ def run_part(name: str, argv: list[str], env: dict) -> tuple[dict | None, int, s
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="sidebyside,throughput,growth,scale,chaos,permissions")
+    parser.add_argument("--only", default="sidebyside,throughput,growth,scale,chaos,permissions,steps")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     plan = QUICK if args.quick else FULL
