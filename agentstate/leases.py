@@ -7,10 +7,11 @@ lease is reclaimed the token is old and the write is refused (machine.fire).
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from . import sql
 from .models import Task
 
 
@@ -24,6 +25,13 @@ class Lease:
 
 def lease_claim(*, task_id, worker: str, seconds: int) -> Lease | None:
     """Claim the task for `worker`, or None if another worker holds it or its row is locked."""
+    if connection.vendor == "postgresql":
+        claimed = lease_claim_task(task_id=task_id, worker=worker, seconds=seconds)
+        return None if claimed is None else claimed[0]
+    return _claim_orm(task_id, worker, seconds)
+
+
+def _claim_orm(task_id, worker: str, seconds: int) -> Lease | None:
     now = timezone.now()
     with transaction.atomic():
         free = (Task.objects.select_for_update(skip_locked=True, no_key=True)
@@ -34,6 +42,20 @@ def lease_claim(*, task_id, worker: str, seconds: int) -> Lease | None:
         until = now + timedelta(seconds=seconds)
         Task.objects.filter(pk=task_id).update(leased_by=worker, lease_until=until, lease_token=F("lease_token") + 1)
     return Lease(task_id=task_id, worker=worker, token=free + 1, until=until)
+
+
+def lease_claim_task(*, task_id, worker: str, seconds: int) -> tuple[Lease, Task] | None:
+    """lease_claim, and the task as it stands once claimed (a worker's first read of a step). On
+    PostgreSQL both are one statement; None if another worker holds it or its row is locked."""
+    if connection.vendor != "postgresql":
+        lease = _claim_orm(task_id, worker, seconds)
+        return None if lease is None else (lease, Task.objects.get(pk=task_id))
+    now = timezone.now()
+    until = now + timedelta(seconds=seconds)
+    task = sql.claim_task(task_id, worker=worker, until=until, now=now)
+    if task is None:
+        return None
+    return Lease(task_id=task_id, worker=worker, token=task.lease_token, until=until), task
 
 
 def lease_renew(*, lease: Lease, seconds: int) -> Lease | None:

@@ -424,3 +424,31 @@ def record_is_intact(record: CheckpointRecord) -> bool:
                              "body": body} for n, (body, checksum) in enumerate(record.chain)])
     return (rebuilt.snapshot, rebuilt.pending, rebuilt.external_refs, rebuilt.tenant) == (
         record.snapshot, record.pending, record.external_refs, loads(record.chain[-1][0])["tenant"])
+
+
+# A lease claim and the task it claims, in one statement (leases.lease_claim_task): the row is
+# locked by the subquery or skipped when someone holds its lock (a person's move, another claim),
+# and the UPDATE's RETURNING is the task as it stands under that lock, new token included.
+_TASK_FIELDS = tuple(Task._meta.concrete_fields)
+_CLAIM = f"""
+UPDATE {_T} SET leased_by = %s, lease_until = %s, lease_token = lease_token + 1
+ WHERE id = (SELECT id FROM {_T} WHERE id = %s AND (lease_until IS NULL OR lease_until < %s)
+              FOR NO KEY UPDATE SKIP LOCKED)
+RETURNING {', '.join(field.column for field in _TASK_FIELDS)}"""
+
+
+def claim_task(task_id, *, worker: str, until, now) -> Task | None:
+    """PostgreSQL: claim the task's lease if it is free and its row unlocked, and read the whole
+    task (its JSON folded, its trace id) in the same statement. None: held or locked."""
+    with _prepared() as cursor:
+        cursor.execute(_CLAIM, [worker, until, _pk(task_id), now])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = []
+    for field, value in zip(_TASK_FIELDS, row):
+        column = field.get_col(_T)
+        for converter in (*connection.ops.get_db_converters(column), *field.get_db_converters(connection)):
+            value = converter(value, column, connection)
+        values.append(value)
+    return Task.from_db(connection.alias, [field.attname for field in _TASK_FIELDS], values)

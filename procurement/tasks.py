@@ -10,7 +10,7 @@ from django.conf import settings
 
 from agentstate import trace
 from agentstate.errors import Conflict
-from agentstate.leases import lease_claim, lease_release
+from agentstate.leases import lease_claim_task, lease_release
 from agentstate.memory.sweeps import memory_maintenance as sweep
 from agentstate.models import Approval, Task
 from agentstate.retention import state_prune
@@ -35,25 +35,29 @@ MAX_BUSY_RETRIES = 10
 def advance(task_id: str, busy: int = 0):
     """Run the task's next step, if it has one and nobody else holds it. A step that fails is
     tried again after a back-off, until retries.gives_up: then the task goes to review. All of
-    it (the ERP calls, the mail, the next message queued) is part of the task's trace."""
-    trace_id = Task.objects.filter(pk=task_id).values_list("trace_id", flat=True).first() or ""
-    with trace.using(trace_id):
-        return _advance(task_id, busy)
-
-
-def _advance(task_id: str, busy: int):
-    lease = lease_claim(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
-    if lease is None:
-        _retry_busy(task_id, busy)
+    it (the ERP calls, the mail, the next message queued) is part of the task's trace. The lease
+    and the task (its trace id with it) are one statement."""
+    claimed = lease_claim_task(task_id=task_id, worker=WORKER, seconds=settings.AGENT_LEASE_SECONDS)
+    if claimed is None:
+        trace_id = Task.objects.filter(pk=task_id).values_list("trace_id", flat=True).first() or ""
+        with trace.using(trace_id):
+            _retry_busy(task_id, busy)
         return "busy"
-    failures, error = 0, ""
+    lease, task = claimed
+    with trace.using(task.trace_id):
+        return _advance(task, lease)
+
+
+def _advance(task: Task, lease):
+    task_id = task.pk
+    failures, error, moved = 0, "", None
     try:
         # A task written by an older schema is brought to the current shape before a step reads it.
-        task = task_upgrade(Task.objects.get(pk=task_id))
+        task = task_upgrade(task)
         if not task.runnable:
             return "idle"
         crash_point("holding_lease")
-        error = _run(task, lease)
+        error, moved = _run(task, lease)
         if error:
             failures = retries.step_failure_record(task=task, lease=lease, error=error)
             if retries.gives_up(failures) and retries.step_give_up(task=task, lease=lease, failures=failures,
@@ -66,30 +70,35 @@ def _advance(task_id: str, busy: int):
     if failures:
         queueing.advance_now(task_id, countdown=retries.retry_delay(failures))
         return "failed"
-    if Task.objects.filter(pk=task_id, runnable=True).exists():
+    # The step's own move says whether more is due; anyone who moved the task since queues its
+    # next step themselves (and finds the lease free once it is released, or retries while busy).
+    if moved.runnable if moved is not None else Task.objects.filter(pk=task_id, runnable=True).exists():
         queueing.advance_now(task_id)
     return "done"
 
 
-def _run(task: Task, lease) -> str:
-    """Run one step; the error that makes it a failure, or "" when it finished or was overtaken."""
+def _run(task: Task, lease) -> tuple[str, Task | None]:
+    """Run one step: the error that makes it a failure ("" when it finished or was overtaken), and
+    the task as the step's own move left it (None when it did not move it)."""
     try:
-        steps.run(task, lease)
+        finished = steps.run(task, lease)
     except Conflict as exc:
         if Task.objects.filter(pk=task.pk, version=task.version).exists():
-            return f"{type(exc).__name__}: {exc}"  # refused, not overtaken: the step cannot go on from here
+            return f"{type(exc).__name__}: {exc}", None  # refused, not overtaken: the step cannot go on from here
         # Someone moved the task while this step worked: its result is dropped and re-planned.
         log.info("task %s: step result discarded: %s", task.pk, exc)
-        return ""
+        return "", None
     except steps.StepBlocked as exc:
         log.warning("task %s: %s", task.pk, exc)
-        return str(exc)
+        return str(exc), None
     except Exception as exc:  # noqa: BLE001 - any failure of a step counts towards giving up
         log.exception("task %s: step %s failed", task.pk, task.step)
-        return f"{type(exc).__name__}: {exc}"
+        return f"{type(exc).__name__}: {exc}", None
+    if finished.version > task.version:
+        return "", finished  # the step's move committed (fire returned it; a rollback would have raised)
     if Task.objects.filter(pk=task.pk, version=task.version).exists():
-        return f"step {task.step!r} finished without moving the task"
-    return ""
+        return f"step {task.step!r} finished without moving the task", None
+    return "", None
 
 
 def _retry_busy(task_id: str, busy: int):

@@ -89,11 +89,14 @@ def client():
     return CrashingClient(erp.ErpClient())
 
 
-def run(task: Task, lease: Lease | None, erp=None):
+def run(task: Task, lease: Lease | None, erp=None) -> Task:
+    """Run the task's step; the task as the step's last move wrote it (as given when it made none)."""
     handler = HANDLERS.get(task.step)
     if handler is None:
         raise LookupError(f"No step {task.step!r} for a purchase task in state {task.state!r}.")
-    handler(Step(task, lease, erp))
+    step = Step(task, lease, erp)
+    handler(step)
+    return step.task
 
 
 # -- processing ------------------------------------------------------------------
