@@ -7,15 +7,15 @@ from django.dispatch import receiver
 from agentstate.models import Approval
 
 from procurement.models import Membership
-from procurement.selectors.grants import grant_approval, groups_sync, revoke_approval
+from procurement.selectors.grants import grant_approval_to, groups_sync, revoke_approval_from
 
 
 @receiver(m2m_changed, sender=Approval.approvers.through)
 def approvers_granted(sender, instance, action, reverse, model, pk_set, **kwargs):
     if reverse or action not in ("post_add", "post_remove"):
         return
-    for user in model.objects.filter(pk__in=pk_set or ()):
-        (grant_approval if action == "post_add" else revoke_approval)(instance, user)
+    if pk_set:
+        (grant_approval_to if action == "post_add" else revoke_approval_from)(instance, pk_set)
 
 
 @receiver(post_save, sender=Membership)

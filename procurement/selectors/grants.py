@@ -10,7 +10,7 @@ Reads join these rows (`task_grants`, `approval_grants`), so a list costs the sa
 queries however many objects there are. Membership (with its approval limit) stays the source
 of department roles; each role is mirrored into a group (`groups_sync`)."""
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -23,6 +23,7 @@ from procurement.models import ApprovalGrant, Membership, TaskGrant
 
 VIEW_TASK = "agentstate.view_task"
 VIEW_APPROVAL, DECIDE_APPROVAL = "agentstate.view_approval", "agentstate.change_approval"
+APPROVAL_PERMS = (VIEW_APPROVAL, DECIDE_APPROVAL)
 
 
 def _codename(perm: str) -> str:
@@ -92,16 +93,31 @@ def _field(message: str, said: str) -> DomainError:
 def grant_approval(approval, user, until=None):
     """`user` may read and decide `approval` (until `until`, if given: a delegate's end date).
     Whether a decision goes through is still re-checked at the click (limits, own request)."""
-    for perm in (VIEW_APPROVAL, DECIDE_APPROVAL):
-        assign_perm(perm, user, approval)
-    if until is not None or ApprovalGrant.objects.filter(content_object=approval, user=user).exclude(
-            until=None).exists():
-        ApprovalGrant.objects.filter(content_object=approval, user=user).update(until=until)
+    grant_approval_to(approval, [user.pk], until=until)
+
+
+def grant_approval_to(approval, user_ids, until=None):
+    """grant_approval for each of `user_ids`, in two statements however many: the permissions'
+    ids, then one insert whose conflicts (a grant already there) take the new `until`."""
+    permissions = list(Permission.objects.filter(
+        content_type__app_label=approval._meta.app_label, content_type__model=approval._meta.model_name,
+        codename__in=[_codename(perm) for perm in APPROVAL_PERMS]).values_list("pk", flat=True))
+    if len(permissions) != len(APPROVAL_PERMS):
+        raise LookupError(f"Permissions {APPROVAL_PERMS} are not all there (migrations not run?).")
+    ApprovalGrant.objects.bulk_create(
+        [ApprovalGrant(permission_id=permission, user_id=user_id, content_object=approval, until=until)
+         for user_id in sorted(set(user_ids)) for permission in permissions],
+        update_conflicts=True, unique_fields=["user", "permission", "content_object"], update_fields=["until"])
 
 
 def revoke_approval(approval, user):
-    for perm in (VIEW_APPROVAL, DECIDE_APPROVAL):
-        remove_perm(perm, user, approval)
+    revoke_approval_from(approval, [user.pk])
+
+
+def revoke_approval_from(approval, user_ids):
+    """What grant_approval_to gave, taken back, in one statement."""
+    ApprovalGrant.objects.filter(content_object=approval, user_id__in=list(user_ids),
+                                 permission__codename__in=[_codename(perm) for perm in APPROVAL_PERMS]).delete()
 
 
 def approval_grants(user, perm: str = VIEW_APPROVAL, now=None):
