@@ -16,11 +16,25 @@ log = logging.getLogger(__name__)
 
 def notification_queue(*, task_id, to: str, subject: str, body: str, key: str, kind: str = "") -> Notification:
     """Queue a message once per `key` (a retry of the deciding step queues nothing new)."""
-    domain = settings.DEFAULT_FROM_EMAIL.rsplit("@", 1)[-1]
-    message_id = f"<{uuid.uuid5(uuid.NAMESPACE_URL, key)}@{domain}>"
     notification, _ = Notification.objects.get_or_create(
-        message_id=message_id, defaults={"task_id": task_id, "to": to, "subject": subject, "body": body, "kind": kind})
+        message_id=message_id_of(key), defaults={"task_id": task_id, "to": to, "subject": subject, "body": body,
+                                                 "kind": kind})
     return notification
+
+
+def notifications_queue(messages: list[dict]) -> None:
+    """notification_queue for several messages (each a dict of its arguments) in one insert; a
+    key already queued is left as it is."""
+    if messages:
+        Notification.objects.bulk_create(
+            [Notification(message_id=message_id_of(m["key"]), task_id=m["task_id"], to=m["to"], subject=m["subject"],
+                          body=m["body"], kind=m.get("kind", "")) for m in messages], ignore_conflicts=True)
+
+
+def message_id_of(key: str) -> str:
+    """The Message-ID of the mail queued under `key`: the same key, the same message."""
+    domain = settings.DEFAULT_FROM_EMAIL.rsplit("@", 1)[-1]
+    return f"<{uuid.uuid5(uuid.NAMESPACE_URL, key)}@{domain}>"
 
 
 def outbox_dispatch(*, limit: int = 50) -> int:

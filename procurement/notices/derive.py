@@ -30,7 +30,7 @@ from procurement.words.labels import actor_label
 from procurement.people.language import language_of
 from procurement.words.people import person_label
 from procurement.models import Notice, NoticeSource
-from procurement.infra.outbox import notification_queue
+from procurement.infra.outbox import notifications_queue
 from procurement.policy.routing import OnlyTheRequester
 from procurement.purchase.requests import request_now
 from procurement.words import render
@@ -123,15 +123,21 @@ def _handle(key: str, event: TaskEvent | None, build) -> int:
         with transaction.atomic():
             NoticeSource.objects.create(key=key, event=event)
             deliveries = build()
+            notices, mail = [], []
             for delivery in deliveries:
-                _deliver(delivery)
+                _deliver(delivery, notices, mail)
+            # One insert for the notices and one for the mail, however many people hear of it.
+            Notice.objects.bulk_create(notices)
+            notifications_queue(mail)
     except IntegrityError:
         log.info("notices for %s were written by another pass", key)
         return 0
     return len(deliveries)
 
 
-def _deliver(d: Delivery):
+def _deliver(d: Delivery, notices: list, mail: list):
+    """What `d` tells, added to `notices` (rows to insert) and `mail` (messages to queue); a post
+    in her conversation, when it has one, is written at once."""
     if d.user is not None and not d.user.is_active:
         return  # a person who left reads no page and gets no mail (offboarding, erasure)
     context = d.context | {"link": d.link}
@@ -141,14 +147,14 @@ def _deliver(d: Delivery):
         # in the recipient's language, or the site's default when they had none yet).
         texts = {code: (rendered if code == d.language else notice_render(d.kind, code, context)).text
                  for code, _name in settings.LANGUAGES}
-        Notice.objects.create(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, texts=texts,
-                              url=d.link, key=f"{d.key}:{d.user.pk}")
+        notices.append(Notice(recipient=d.user, kind=d.kind, task=d.task, text=rendered.text, texts=texts,
+                              url=d.link, key=f"{d.key}:{d.user.pk}"))
         if d.in_chat:
             notice_post(task=d.task, kind=d.kind, texts=texts, language=d.language)
     to = d.email or (d.user.email if d.user is not None else "")
     if to:
-        notification_queue(task_id=d.task.pk, to=to, subject=rendered.subject, body=rendered.body,
-                           key=f"{d.key}:{to}", kind=d.kind)
+        mail.append({"task_id": d.task.pk, "to": to, "subject": rendered.subject, "body": rendered.body,
+                     "key": f"{d.key}:{to}", "kind": d.kind})
 
 
 # -- what each event tells whom ----------------------------------------------------------------
