@@ -5,6 +5,7 @@ that leaves us unable to tell whether the ERP acted - timeout, refused or droppe
 connection, 5xx - raises `Indeterminate`, so the receipt protocol looks the key up
 instead of resending blindly.
 """
+import threading
 from urllib.parse import quote
 
 import requests
@@ -20,6 +21,10 @@ POST_SUPPLIER_INVOICE = "erp.supplier_invoice.post"
 # After the PO (DESIGN §16): a goods receipt (or a return) posted, the rest of the order closed short.
 POST_GOODS_RECEIPT = "erp.goods_receipt.post"
 CLOSE_PURCHASE_ORDER = "erp.purchase_order.close"
+
+# One HTTP session per thread, so a step's calls (and the next step's) reuse a kept-alive connection
+# instead of opening one per call; requests' sessions are not shared across threads.
+_SESSIONS = threading.local()
 
 # 4xx answers that mean "not now" rather than "no": the request may be retried, so
 # treating them as a final refusal would fail a receipt that could still succeed.
@@ -176,7 +181,7 @@ class ErpClient:
         where = f"{method} {path}"
         refuse_if_dry_run(f"ERP {where}")
         try:
-            response = requests.request(
+            response = _session().request(
                 method, self.base_url + path, json=body, params=params, headers=headers,
                 timeout=(self.timeout, self.timeout), allow_redirects=False,
             )
@@ -193,6 +198,13 @@ class ErpClient:
             # It said yes but we cannot read what it made, so we cannot record it.
             raise Indeterminate(f"ERP {where}: HTTP {status} with an unreadable body")
         return payload
+
+
+def _session() -> requests.Session:
+    session = getattr(_SESSIONS, "session", None)
+    if session is None:
+        session = _SESSIONS.session = requests.Session()
+    return session
 
 
 def _done(obj: dict) -> Outcome:
