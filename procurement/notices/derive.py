@@ -27,7 +27,7 @@ from agentstate.said import of_event
 
 from procurement import workflow
 from procurement.words.labels import actor_label
-from procurement.people.language import language_of
+from procurement.people.language import language_of, languages_of
 from procurement.words.people import person_label
 from procurement.models import Notice, NoticeSource
 from procurement.infra.outbox import notifications_queue
@@ -265,8 +265,10 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     elif step.get("in_place_of") or step.get("covers"):
         context["own_requester"] = person_label((step.get("in_place_of") or step["covers"][0])["requester"])
     link = approval_url(approval.pk)
-    return [Delivery(kind, task, key, language_of(user), link, context | {"instead_of": instead_of}, user=user)
-            for user, instead_of in _deciders_now(approval)]
+    deciders = _deciders_now(approval)
+    languages = languages_of([user for user, _instead_of in deciders])  # one query for them all
+    return [Delivery(kind, task, key, languages[user.pk], link, context | {"instead_of": instead_of}, user=user)
+            for user, instead_of in deciders]
 
 
 def _approver_context(approval: Approval) -> dict:

@@ -22,6 +22,13 @@ def language_of(user) -> str:
     return chosen or settings.LANGUAGE_CODE
 
 
+def languages_of(users) -> dict:
+    """language_of for each of `users` in one query: {user's pk: language}."""
+    pks = [user.pk for user in users if user is not None and getattr(user, "pk", None)]
+    chosen = dict(UserPreference.objects.filter(user_id__in=pks).values_list("user_id", "language")) if pks else {}
+    return {pk: chosen.get(pk) or settings.LANGUAGE_CODE for pk in pks}
+
+
 def user_language_remember(*, user, language: str) -> bool:
     """Keep `language` as `user`'s language only if they have none saved (the one they read pages
     or write the chat in, so that notices and mail follow it); a choice made in the header is never
