@@ -1,0 +1,93 @@
+"""What a worker's step costs the database: each advance() of a purchase, from start to the
+purchase order, within a fixed number of queries (bench/step_profile.py prints the same counts
+with their times). Each advance runs on its own, as a worker runs it: what it queues for later
+(the next advance, the outbox) is caught here instead of running inside it."""
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agentstate.models import Approval, Receipt, Task
+from procurement import workflow
+from procurement.celery import app
+from procurement.infra.queueing import ADVANCE, DISPATCH_OUTBOX
+from procurement.models import Department, Membership, Notice, Notification
+from procurement.purchase import services
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+# Queries of one advance() by the step it found due (a worker that also ran the step before).
+BOUNDS = {"start": 4, "award": 7, "route": 9, "reserve_budget": 9, "create_requisition": 13, "open_approval": 31,
+          "issue_purchase_order": 26}
+
+TRANSACTION = {"BEGIN", "COMMIT", "ROLLBACK"}
+
+
+@pytest.fixture
+def queued():
+    """The messages the steps queue, in order, instead of a broker."""
+    messages = []
+    with mock.patch.object(app.tasks[ADVANCE], "delay", lambda task_id: messages.append(task_id)), \
+            mock.patch.object(app.tasks[ADVANCE], "apply_async",
+                              lambda args, kwargs=None, **options: messages.append(args[0])), \
+            mock.patch.object(app.tasks[DISPATCH_OUTBOX], "delay", lambda: None):
+        yield messages
+
+
+def run_to_the_order(task, approver, queued) -> dict[str, list[str]]:
+    """Advance the task one queued step at a time, approving when it waits: {step: its queries}."""
+    advance = app.tasks[ADVANCE]
+    spent = {}
+    for _ in range(20):
+        if not queued:
+            task.refresh_from_db()
+            if task.state != workflow.AWAITING_APPROVAL:
+                break
+            approval = Approval.objects.get(task=task, status=Approval.Status.PENDING)
+            services.approval_decide(approval_id=approval.pk, user=approver, decision="approve",
+                                     state_version=approval.state_version, scope_hash=approval.scope_hash)
+            continue
+        task_id = queued.pop(0)
+        step = Task.objects.values_list("step", flat=True).get(pk=task_id)
+        with CaptureQueriesContext(connection) as captured:
+            advance.run(task_id)
+        # Statements, as bench/step_profile.py counts them (Django logs BEGIN and COMMIT here too).
+        spent[step] = [query["sql"] for query in captured.captured_queries if query["sql"] not in TRANSACTION]
+    return spent
+
+
+def test_every_step_of_a_purchase_stays_within_its_queries(demo, erp, queued):
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    spent = run_to_the_order(task, demo["bob"], queued)
+
+    task.refresh_from_db()
+    assert task.state == workflow.CONFIRMED
+    assert set(Receipt.objects.filter(task=task).values_list("operation", "status")) == {
+        ("erp.requisition.create", "confirmed"), ("erp.purchase_order.issue", "confirmed")}
+    # What the steps owed people was written too: bob's and frank's approval notices and mail.
+    assert Notice.objects.filter(task=task, kind="approval_new").count() == 2
+    assert Notification.objects.filter(task=task, kind="approval_new").count() == 2
+    assert list(spent) == list(BOUNDS)
+    over = {step: len(queries) for step, queries in spent.items() if len(queries) > BOUNDS[step]}
+    assert not over, "\n".join(f"{step}: {len(spent[step])} > {BOUNDS[step]}\n  " + "\n  ".join(spent[step])
+                               for step in over)
+
+
+def test_opening_an_approval_costs_the_same_however_many_approvers(demo, erp, queued, make_user):
+    """The approvers' permissions, notices and mail are one statement each, however many there are."""
+    lines = [{"description": "Laptop", "quantity": 2}]
+    two = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires", lines=lines)
+    by_two = run_to_the_order(two, demo["bob"], queued)["open_approval"]
+    Membership.objects.create(user=make_user("mia"), department=Department.objects.get(code="ENG"),
+                              role=Membership.Role.MANAGER, approval_limit=Decimal(100_000))
+    three = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                    lines=lines)
+    by_three = run_to_the_order(three, demo["bob"], queued)["open_approval"]
+
+    people = [set(Approval.objects.get(task=t).approvers.values_list("username", flat=True)) for t in (two, three)]
+    assert people == [{"bob", "frank"}, {"bob", "frank", "mia"}]
+    assert Notification.objects.filter(task=three, kind="approval_new").count() == 3
+    assert len(by_three) == len(by_two), "\n".join(by_three)
