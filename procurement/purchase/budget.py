@@ -49,7 +49,9 @@ def budget_hold(*, department_code: str, task_id, requester_id, amount: Decimal)
     if hold_policy() == CAP:
         return budget_reserve(department_code=department_code, task_id=task_id, amount=amount,
                               cap_for=requester_id)
-    with transaction.atomic():
+    # No savepoint of its own: the budget step calls this inside its move's transaction, and
+    # whatever goes wrong here undoes that whole transaction (two statements less a step).
+    with transaction.atomic(savepoint=False):
         department = Department.objects.get(code=department_code)
         live = BudgetReservation.objects.filter(task_id=task_id, status__in=LIVE).first()
         if live is not None:

@@ -19,7 +19,7 @@ from procurement.purchase import services
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 # Queries of one advance() by the step it found due (a worker that also ran the step before).
-BOUNDS = {"start": 4, "award": 7, "route": 9, "reserve_budget": 9, "create_requisition": 13, "open_approval": 31,
+BOUNDS = {"start": 4, "award": 7, "route": 9, "reserve_budget": 7, "create_requisition": 13, "open_approval": 31,
           "issue_purchase_order": 26}
 
 TRANSACTION = {"BEGIN", "COMMIT", "ROLLBACK"}
