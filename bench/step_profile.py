@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
-from bench.workflow import REQUESTERS, Children, flush_redis, print_table, redis_url, request_lines, start_erp  # noqa: E402,E501
+from bench.workflow import (  # noqa: E402
+    REQUESTERS, Children, flush_redis, print_table, redis_url, request_lines, start_erp)
 
 DB_NAME = "procurement_bench_steps"
 ORDER = ("start", "award", "route", "reserve_budget", "create_requisition", "open_approval", "issue_purchase_order")
