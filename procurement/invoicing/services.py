@@ -5,13 +5,14 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from agentstate.errors import Conflict, DomainError, said
-from agentstate.models import Receipt
+from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 
 from procurement.infra import erp
 from procurement.invoicing.entry import Entry, invoice_entry
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval
+from procurement.invoicing.matching import invoice_match
 from procurement.invoicing.selectors import po_to_invoice
 
 
@@ -38,8 +39,8 @@ def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
     """Check and record one supplier invoice against the task's PO.
 
     404/403/409 from the read layer (who may, and whether a PO exists); 400 with field errors;
-    409 when the same seller's same number was entered before, whatever the PO. It waits for
-    its goods (`waiting_receipt`) until the three-way match decides."""
+    409 when the same seller's same number was entered before, whatever the PO. The three-way match decides its status at once (procurement.invoicing.matching): matched
+    (posted to the ERP once this commits), waiting for its goods, or an exception."""
     po = po_to_invoice(user, task_id)
     try:
         entry = invoice_entry(po, fields)
@@ -55,6 +56,8 @@ def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
 
 
 def _record(po: PurchaseOrder, entry: Entry, user) -> SupplierInvoice:
+    """Write the invoice and match it, under the task's row lock (as a goods receipt takes it)."""
+    Task.objects.select_for_update(no_key=True).filter(pk=po.task.pk).first()
     invoice = SupplierInvoice.objects.create(
         task=po.task, supplier=po.supplier, number=entry.number, date=entry.date,
         seller_tax_id=entry.seller_tax_id, buyer_tax_id=entry.buyer_tax_id, subtotal=entry.subtotal,
@@ -63,6 +66,7 @@ def _record(po: PurchaseOrder, entry: Entry, user) -> SupplierInvoice:
     SupplierInvoiceLine.objects.bulk_create(
         SupplierInvoiceLine(invoice=invoice, line=line.line, quantity=line.quantity, unit_price=line.unit_price,
                             amount=line.amount) for line in entry.lines)
+    invoice_match(invoice, po)
     return invoice
 
 
