@@ -12,9 +12,10 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from agentstate.models import Task
+from agentstate.models import Approval, Task
 
 from procurement.infra import queueing
+from procurement.invoicing.exceptions import exception_open, invoice_approval
 from procurement.invoicing import match
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 from procurement.models.invoicing import SupplierInvoice
@@ -57,7 +58,7 @@ def _billed_before(task: Task, invoice: SupplierInvoice) -> dict[int, int]:
 
 def ordered_lines(po: PurchaseOrder, invoice: SupplierInvoice) -> list[match.OrderedLine]:
     arrived, billed = _arrived(po.task), _billed_before(po.task, invoice)
-    return [match.OrderedLine(line=n, description=line.description, ordered=line.quantity,
+    return [match.OrderedLine(line=n, description=line.item, ordered=line.quantity,
                               unit_price=line.unit_price, accepted=arrived.get(n, [0, 0, 0])[0],
                               rejected=arrived.get(n, [0, 0, 0])[1], returned=arrived.get(n, [0, 0, 0])[2],
                               invoiced_before=billed.get(n, 0), tolerances=_tolerances(po.task, n))
@@ -75,9 +76,10 @@ def outcome_of(po: PurchaseOrder, invoice: SupplierInvoice) -> match.Outcome:
     return match.three_way_match(ordered_lines(po, invoice), billed(invoice), supplier_tax_id=po.supplier.tax_id)
 
 
-def invoice_match(invoice: SupplierInvoice, po: PurchaseOrder | None = None) -> match.Outcome:
+def invoice_match(invoice: SupplierInvoice, po: PurchaseOrder | None = None, task: Task | None = None) -> match.Outcome:
     """Match one invoice and record its status and exceptions; a matched one is posted once this
-    transaction commits. The caller holds the task's row lock."""
+    transaction commits, an exception opens its approval. The caller holds the task's row lock
+    (`task`, as locked)."""
     po = po or purchase_order_of(invoice.task)
     outcome = outcome_of(po, invoice)
     invoice.status = OUTCOME_STATUS[outcome.status]
@@ -85,24 +87,39 @@ def invoice_match(invoice: SupplierInvoice, po: PurchaseOrder | None = None) -> 
     invoice.save(update_fields=["status", "exceptions"])
     if invoice.status == Status.MATCHED:
         queueing.enqueue_invoice_post(invoice.pk)
+    elif invoice.status == Status.EXCEPTION:
+        exception_open(task or Task.objects.get(pk=invoice.task_id), po, invoice, outcome.variance)
     return outcome
 
 
+def _undecided(invoice: SupplierInvoice) -> bool:
+    """An exception whose approval no longer stands (superseded by a later receipt, expired) or
+    never opened (another approval was pending): it is matched again."""
+    if invoice.status == Status.WAITING_RECEIPT:
+        return True
+    approval = invoice_approval(invoice)
+    return approval is None or approval.status in (Approval.Status.SUPERSEDED, Approval.Status.EXPIRED)
+
+
 def invoices_rematch(task_id) -> list[SupplierInvoice]:
-    """Goods arrived (or went back): match again, oldest first, the task's invoices waiting for
-    them. Returns those whose status changed."""
+    """Goods arrived (or went back), or an approval was decided: match again, oldest first, the
+    task's invoices waiting for goods and its exceptions nobody is deciding now. Returns those
+    whose status changed."""
     changed = []
     with transaction.atomic():
         task = Task.objects.select_for_update(no_key=True).get(pk=task_id)
-        waiting = list(SupplierInvoice.objects.filter(task=task, status=Status.WAITING_RECEIPT)
-                       .select_related("task").order_by("created_at", "pk"))
-        if not waiting:
+        open_ = [invoice for invoice in SupplierInvoice.objects.filter(
+            task=task, status__in=(Status.WAITING_RECEIPT, Status.EXCEPTION)).order_by("created_at", "pk")
+            if _undecided(invoice)]
+        if not open_:
             return changed
         po = purchase_order_of(task)
-        for invoice in waiting:
+        for invoice in open_:
+            before = invoice.status
             invoice.task = task
-            invoice_match(invoice, po)
-            if invoice.status != Status.WAITING_RECEIPT:
+            invoice_match(invoice, po, task)
+            task.refresh_from_db()
+            if invoice.status != before:
                 changed.append(invoice)
     return changed
 
