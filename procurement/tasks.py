@@ -24,6 +24,8 @@ from procurement.notices.derive import approval_reminders, notices_catch_up, not
 from procurement.policy.escalation import approvals_escalate
 from procurement.infra.outbox import outbox_dispatch, outbox_mark_stuck
 from procurement.receiving.services import erp_receipt_send
+from procurement.invoicing import exceptions, matching
+from procurement.invoicing import services as invoicing_services
 
 log = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
@@ -142,6 +144,25 @@ def escalate_approvals():
 def erp_send(receipt_id: str):
     """Send one planned receiving call to the ERP (receipts protocol: safe to receive twice)."""
     return erp_receipt_send(receipt_id=receipt_id).status
+
+
+@shared_task(acks_late=True)
+def invoice_post(invoice_id: str):
+    """Post one matched supplier invoice to the ERP (receipts protocol: safe to receive twice)."""
+    return invoicing_services.invoice_post(invoice_id=invoice_id).status
+
+
+@shared_task(acks_late=True)
+def invoices_match(task_id: str):
+    """Goods arrived: match the task's invoices waiting for them (each posted once if matched)."""
+    return [str(invoice.pk) for invoice in matching.invoices_rematch(task_id)]
+
+
+@shared_task(acks_late=True)
+def invoice_exception_decided(approval_id: str):
+    """An invoice exception decided: approved, posted with the variance; rejected, refused and the supplier told."""
+    invoice = exceptions.exception_decided(approval_id)
+    return invoice.status if invoice else None
 
 
 @shared_task

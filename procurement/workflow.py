@@ -15,6 +15,9 @@ PAUSED = "paused"
 # After the purchase order (DESIGN §16): `externally_confirmed` waits for the goods and the invoice;
 # `closed` ends the task once all is received, invoiced and matched, or a person closed the rest short.
 CLOSED = "closed"
+# The kind of approval an invoice's match exception opens (an approval's scope names its kind; a
+# purchase approval's scope names none).
+INVOICE_EXCEPTION = "invoice_exception"
 
 AMENDABLE = (RECEIVED, PROCESSING, AWAITING_INPUT, AWAITING_APPROVAL)
 CANCELLABLE = (DRAFT, *AMENDABLE, NEEDS_REVIEW, PAUSED)
@@ -112,6 +115,14 @@ TRANSITIONS = [
     T(CONFIRMED, "close_short", CLOSED, (CLOSER,), step=""),
     # Every ordered quantity received, invoiced and matched.
     T(CONFIRMED, "complete", CLOSED, (RUNTIME,), step=""),
+    # An invoice the three-way match found an exception in opens an approval (kind invoice_exception)
+    # at a new version; it is decided, stepped, offered and expires like any, the task staying here.
+    T(CONFIRMED, "invoice_exception", CONFIRMED, (RUNTIME,), supersedes_approvals=False),
+    T(CONFIRMED, "approve", CONFIRMED, (APPROVER,)),
+    T(CONFIRMED, "reject", CONFIRMED, (APPROVER,)),
+    T(CONFIRMED, "approve_step", CONFIRMED, (APPROVER,), supersedes_approvals=False),
+    T(CONFIRMED, "escalate_approval", CONFIRMED, (RUNTIME,), supersedes_approvals=False),
+    T(CONFIRMED, "expire", CONFIRMED, (RUNTIME,)),
     # Compensation (cancel the requisition, release the budget) finishes inside a terminal state.
     *[T(state, "compensated", state, (RUNTIME,), step="") for state in (REJECTED, CANCELLED, EXPIRED)],
 ]

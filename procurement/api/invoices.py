@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from procurement.invoicing import selectors as invoicing
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
+from procurement.invoicing.exceptions import invoice_approval
 from procurement.invoicing.services import invoice_enter, posting_receipt
 from procurement.api.serializers import StrictIntegerField, money
 from procurement.api.views import ApiView
@@ -76,7 +77,8 @@ class InvoiceSerializer(serializers.ModelSerializer):
         return money(invoice.total)
 
     def get_approval(self, invoice) -> str | None:
-        return None  # the three-way match opens invoice_exception approvals
+        approval = invoice_approval(invoice) if invoice.exceptions else None
+        return str(approval.pk) if approval else None
 
     def get_erp_status(self, invoice) -> str:
         receipt = posting_receipt(invoice)

@@ -320,11 +320,15 @@ class ApprovalSerializer(serializers.ModelSerializer):
                                                 help_text="Whom the person who decided stood in for (a delegate).")
     chain = serializers.SerializerMethodField()
     policy_version = serializers.SerializerMethodField()
+    kind = serializers.SerializerMethodField(help_text="purchase, or invoice_exception for an invoice's match exception.")
 
     class Meta:
         model = Approval
-        fields = ["id", "task", "state_version", "status", "scope", "scope_hash", "expires_at", "created_at",
+        fields = ["id", "kind", "task", "state_version", "status", "scope", "scope_hash", "expires_at", "created_at",
                   "rule", "decided_by", "on_behalf_of", "decided_at", "comment", "policy_version", "chain"]
+
+    def get_kind(self, approval) -> str:
+        return (approval.scope or {}).get("kind") or "purchase"
 
     @extend_schema_field(ChainStepSerializer(many=True))
     def get_chain(self, approval) -> list:

@@ -30,6 +30,7 @@ from procurement.purchase import settling, steps
 from procurement import workflow
 from procurement.words.people import person_label
 from procurement.policy import last_step
+from procurement.policy.tolerances import purchase_order_record
 
 from procurement.words.changes import what_changed
 from procurement.infra.queueing import enqueue_advance, notify_on_commit
@@ -188,7 +189,7 @@ def _follow(task: Task, user, lookups: list, reason: str, *, event: str, verifie
     checked = "checked" if verified is None else "recorded"
     if order is not None and order.found is not None:
         task = fire(task.pk, "confirm", actor=actor, expected_version=task.version,
-                    data={"purchase_order": {"id": order.found.external_id}},
+                    data={"purchase_order": purchase_order_record(task, order.found.external_id)},
                     reason=say(f"{checked}_order", id=order.found.external_id, **how))
         return task, _("The ERP holds purchase order %(id)s: the request is ordered.") % {"id": order.found.external_id}
     if order is not None:  # confirmed absent: the approved order is sent again under the same key

@@ -12,6 +12,9 @@ log = logging.getLogger(__name__)
 ADVANCE = "procurement.tasks.advance"
 DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
 ERP_SEND = "procurement.tasks.erp_send"
+INVOICE_POST = "procurement.tasks.invoice_post"
+INVOICES_MATCH = "procurement.tasks.invoices_match"
+EXCEPTION_DECIDED = "procurement.tasks.invoice_exception_decided"
 _write_notices = None  # task id -> how many notices were written; named by the app's ready()
 
 
@@ -43,6 +46,22 @@ def enqueue_advance(task_id):
 def enqueue_erp_send(receipt_id):
     """Send a planned ERP call (a goods receipt, a close) once the current transaction commits."""
     transaction.on_commit(lambda: _task(ERP_SEND).delay(str(receipt_id)))
+
+
+def enqueue_invoice_post(invoice_id):
+    """Post a matched supplier invoice to the ERP once the current transaction commits."""
+    transaction.on_commit(lambda: _task(INVOICE_POST).delay(str(invoice_id)))
+
+
+def enqueue_invoices_match(task_id):
+    """Match the task's invoices waiting for goods again once the current transaction commits
+    (a goods receipt or a return was recorded)."""
+    transaction.on_commit(lambda: _task(INVOICES_MATCH).delay(str(task_id)))
+
+
+def enqueue_exception_decided(approval_id):
+    """An invoice exception's approval was decided: post or refuse the invoice once this commits."""
+    transaction.on_commit(lambda: _task(EXCEPTION_DECIDED).delay(str(approval_id)))
 
 
 def enqueue_outbox():

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from agentstate.models import Approval, Task
 
+from procurement import workflow
 from procurement.models import Supplier
 
 
@@ -33,7 +34,7 @@ class PurchaseOrder:
 def issued_approval(task: Task) -> Approval | None:
     """The approval whose scope the purchase order was issued from (the last approved one)."""
     return (Approval.objects.filter(task=task, status=Approval.Status.APPROVED)
-            .order_by("-decided_at").first())
+            .exclude(scope__contains={"kind": workflow.INVOICE_EXCEPTION}).order_by("-decided_at").first())
 
 
 def purchase_order_of(task: Task) -> PurchaseOrder | None:

@@ -5,13 +5,15 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from agentstate.errors import Conflict, DomainError, said
-from agentstate.models import Receipt
+from agentstate.models import Approval, Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 
 from procurement.infra import erp
 from procurement.invoicing.entry import Entry, invoice_entry
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval
+from procurement.invoicing.exceptions import invoice_approval
+from procurement.invoicing.matching import invoice_match
 from procurement.invoicing.selectors import po_to_invoice
 
 
@@ -38,8 +40,8 @@ def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
     """Check and record one supplier invoice against the task's PO.
 
     404/403/409 from the read layer (who may, and whether a PO exists); 400 with field errors;
-    409 when the same seller's same number was entered before, whatever the PO. It waits for
-    its goods (`waiting_receipt`) until the three-way match decides."""
+    409 when the same seller's same number was entered before, whatever the PO. The three-way match decides its status at once (procurement.invoicing.matching): matched
+    (posted to the ERP once this commits), waiting for its goods, or an exception."""
     po = po_to_invoice(user, task_id)
     try:
         entry = invoice_entry(po, fields)
@@ -55,6 +57,8 @@ def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
 
 
 def _record(po: PurchaseOrder, entry: Entry, user) -> SupplierInvoice:
+    """Write the invoice and match it, under the task's row lock (as a goods receipt takes it)."""
+    task = Task.objects.select_for_update(no_key=True).get(pk=po.task.pk)
     invoice = SupplierInvoice.objects.create(
         task=po.task, supplier=po.supplier, number=entry.number, date=entry.date,
         seller_tax_id=entry.seller_tax_id, buyer_tax_id=entry.buyer_tax_id, subtotal=entry.subtotal,
@@ -63,6 +67,7 @@ def _record(po: PurchaseOrder, entry: Entry, user) -> SupplierInvoice:
     SupplierInvoiceLine.objects.bulk_create(
         SupplierInvoiceLine(invoice=invoice, line=line.line, quantity=line.quantity, unit_price=line.unit_price,
                             amount=line.amount) for line in entry.lines)
+    invoice_match(invoice, po, task)
     return invoice
 
 
@@ -72,12 +77,21 @@ def posting_request(invoice: SupplierInvoice) -> dict:
     """`POST /supplier-invoices` as DESIGN §16 words it."""
     po_number = (invoice.task.data.get("purchase_order") or {}).get("id")
     descriptions = {n: line["description"] for n, line in enumerate(_scope_lines(invoice))}
-    return {"purchase_order_id": po_number, "external_ref": str(invoice.pk), "number": invoice.number,
+    return _variance(invoice) | {"purchase_order_id": po_number, "external_ref": str(invoice.pk), "number": invoice.number,
             "date": invoice.date.isoformat(), "seller_tax_id": invoice.seller_tax_id,
             "subtotal": str(invoice.subtotal), "tax": str(invoice.tax), "total": str(invoice.total),
             "lines": [{"line": line.line, "description": descriptions.get(line.line, ""), "quantity": line.quantity,
                        "unit_price": str(line.unit_price), "amount": str(line.amount)}
                       for line in invoice.lines.order_by("line")]}
+
+
+def _variance(invoice: SupplierInvoice) -> dict:
+    """An exception a person approved is posted with its variance and who approved it recorded."""
+    approval = invoice_approval(invoice) if invoice.exceptions else None
+    if approval is None or approval.status != Approval.Status.APPROVED:
+        return {}
+    return {"variance": {"amount": approval.scope["total"], "exceptions": invoice.exceptions,
+                         "approval": str(approval.pk), "approved_by": approval.decided_by.get_username()}}
 
 
 def _scope_lines(invoice: SupplierInvoice) -> list[dict]:

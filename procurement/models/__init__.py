@@ -340,3 +340,5 @@ from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine  #
 
 # Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
+# Match tolerances (DESIGN §16), versioned like the approval policy.
+from procurement.models.tolerance import TolerancePolicy, ToleranceRule  # noqa: E402,F401

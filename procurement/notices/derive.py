@@ -48,7 +48,10 @@ log = logging.getLogger(__name__)
 # give_up after the last retry).
 EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new",
                "approve_step": "approval_new", "escalate_approval": "approval_escalated",
-               "receive_goods": "goods_received", **TRAVEL_KINDS}
+               "receive_goods": "goods_received", "invoice_exception": "approval_new", **TRAVEL_KINDS}
+# After the PO, an approval is an invoice exception's (procurement.invoicing.exceptions): its decision is
+# accounts payable's and the supplier's business, not news of her request.
+INVOICE_DECISIONS = ("approve", "reject", "expire")
 STATE_KINDS = {workflow.CONFIRMED: "po_issued", workflow.NEEDS_REVIEW: "needs_review", workflow.EXPIRED: "expired",
                workflow.CANCELLED: "cancelled"}
 # The outcomes she hears of in her conversation too (a return is posted there as its question).
@@ -177,7 +180,9 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     _retire_notices(event)
     if event.event not in EVENT_KINDS and event.to_state not in STATE_KINDS:
         return []  # it only left review: nobody is told, the work queue's notices retire
-    if event.event in ("request_approval", "approve_step", "escalate_approval"):
+    if event.from_state == workflow.CONFIRMED and event.event in INVOICE_DECISIONS:
+        return []
+    if event.event in ("request_approval", "approve_step", "escalate_approval", "invoice_exception"):
         # The approval opened at (or followed the task to) this version; it may have moved on since.
         approval = (Approval.objects.filter(task=task, state_version__gte=event.version).order_by("created_at")
                     .first())

@@ -28,6 +28,8 @@ from procurement.purchase.requests import active_stand_ins
 from procurement.words import refusal
 from procurement.words.money import ntd
 from procurement.pages import inbox as inbox_rows
+from procurement.invoicing.exceptions import is_invoice_exception
+from procurement.invoicing.variance_words import variance_words
 
 DECIDED = ("approved", "rejected", "returned")
 
@@ -98,8 +100,17 @@ def approval_context(user, approval) -> dict:
         "may_decide": selectors.on_route(user, approval),
         "form": DecisionForm(),
         "outlook": budget_outlook(department_code=task.tenant, task_id=task.pk,
-                                  amount=Decimal(approval.scope["total"])) if approval.status == "pending" else None,
-    } | chain_context(user, approval)
+                                  amount=Decimal(approval.scope["total"]))
+        if approval.status == "pending" and not is_invoice_exception(approval) else None,
+    } | chain_context(user, approval) | invoice_exception_context(approval)
+
+
+def invoice_exception_context(approval) -> dict:
+    """An invoice's match exception: the variance in plain words, in the reader's language."""
+    if not is_invoice_exception(approval):
+        return {"invoice_exception": False}
+    return {"invoice_exception": True,
+            "variance_lines": [variance_words(v) for v in approval.scope.get("exceptions", [])]}
 
 
 def relatives_context(approval) -> dict:
@@ -193,7 +204,8 @@ class DecisionForm(forms.Form):
 def decide(request, approval_id):
     approval = _approval(request.user, approval_id)
     form = DecisionForm(request.POST)
-    context, status = {"approval": approval, "may_decide": True, **relatives_context(approval)}, 200
+    context, status = {"approval": approval, "may_decide": True, **relatives_context(approval),
+                       **invoice_exception_context(approval)}, 200
     refused = selectors.decide_refusal(request.user, approval)
     if refused:
         context |= {"error": refusal(NotPermitted(refused)), "may_decide": False}

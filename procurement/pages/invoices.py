@@ -18,6 +18,7 @@ from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.po_pdf import po_pdf
 from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
 from procurement.invoicing.services import InvoiceInvalid, invoice_enter
+from procurement.invoicing.variance_words import variance_words
 
 LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
 
@@ -31,7 +32,10 @@ def invoices_page(request):
     if not is_accounts_payable(request.user):
         return _refused(request, _("Only accounts payable enters supplier invoices."), 403)
     open_pos = [request_now(task) for task in pos_open_for_invoicing()[:50]]
-    return render(request, LIST, {"open_pos": open_pos, "invoices": invoices_visible_to(request.user)[:50]})
+    invoices = list(invoices_visible_to(request.user)[:50])
+    for invoice in invoices:  # an exception in plain words, in her language
+        invoice.variance_lines = [variance_words(v) for v in invoice.exceptions]
+    return render(request, LIST, {"open_pos": open_pos, "invoices": invoices})
 
 
 @login_required

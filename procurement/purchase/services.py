@@ -16,7 +16,7 @@ from procurement.purchase import budget
 from procurement import workflow
 from procurement.models import Department, Membership, PurchaseRequest, RequestLine
 from procurement.purchase.numbering import request_number_next
-from procurement.infra.queueing import enqueue_advance, notify_on_commit
+from procurement.infra.queueing import enqueue_advance, enqueue_exception_decided, notify_on_commit
 from procurement.words.changes import what_changed
 from procurement.selectors import forks
 from procurement.selectors.grants import grant_requester
@@ -152,6 +152,11 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
             data = {"question": comment} if decision == "return" else None
             approval = engine_decide(approval_id=approval_id, user=user, decision=decision,
                                      state_version=state_version, scope_hash=scope_hash, comment=comment, data=data)
+            if approval.scope.get("kind") == workflow.INVOICE_EXCEPTION:
+                # An invoice's exception: posted or refused by invoicing once this commits; no budget moves.
+                enqueue_exception_decided(approval.pk)
+                notify_on_commit(approval.task_id)
+                return approval
             # The last step of a chain approves the request: only then is its budget reserved.
             if approval.status == Approval.Status.APPROVED and budget.hold_policy() == budget.SOFT:
                 budget.budget_commit(task_id=approval.task_id, department_code=approval.task.tenant,

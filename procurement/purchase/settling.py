@@ -29,6 +29,7 @@ from procurement.models import BudgetReservation, Notification
 from procurement.words.money import ntd
 from procurement.infra.queueing import enqueue_advance, notify_on_commit
 from procurement.words import error_words
+from procurement.policy.tolerances import purchase_order_record
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.
@@ -103,7 +104,7 @@ def cancel_settled(*, task: Task, actor, reason: Said | str, note: str = "",
         order = purchase_order(task)
         if order is not None:
             task = fire(task.pk, "cancel_too_late", actor=actor, expected_version=version,
-                        data={"purchase_order": {"id": order.external_id}},
+                        data={"purchase_order": purchase_order_record(task, order.external_id)},
                         reason=say("cancel_too_late", id=order.external_id, note=note))
             return task, _("Too late to cancel: the ERP holds purchase order %(id)s, so the request is ordered. "
                            "Nothing was cancelled.") % {"id": order.external_id}

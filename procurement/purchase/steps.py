@@ -29,6 +29,7 @@ from procurement.models import PurchaseRequest, Quote
 from procurement.policy.last_step import chosen_route
 from procurement.policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from procurement.policy.rules import current_policy
+from procurement.policy.tolerances import purchase_order_record
 from procurement.purchase.pricing import award
 from procurement.purchase.given import given_prices, past_tolerance
 from procurement.purchase.sheets import sheet_quotes
@@ -222,7 +223,7 @@ def issue_purchase_order(step: Step):
 
     def recorded(receipt):
         if receipt.status == Receipt.Status.CONFIRMED:
-            step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
+            step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": purchase_order_record(step.task, receipt.external_id)},
                       reason=say("order_issued", id=receipt.external_id))
         else:
             step.move("fail", reason=say("order_refused", error=receipt.error))
@@ -308,5 +309,5 @@ def receipt_resolved(receipt: Receipt):
                   data={"requisition": {"id": receipt.external_id, "key": receipt.idempotency_key}},
                   reason=say("requisition_verified", id=receipt.external_id))
     elif receipt.operation == erp.ISSUE_PURCHASE_ORDER and receipt.status == Receipt.Status.CONFIRMED:
-        step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": {"id": receipt.external_id}},
+        step.move("confirm", refs=[_ref(receipt)], data={"purchase_order": purchase_order_record(step.task, receipt.external_id)},
                   reason=say("order_verified", id=receipt.external_id))

@@ -90,6 +90,7 @@ def goods_receipt_record(*, task_id, user, lines: list[dict], note: str = "") ->
         posting = receipt_plan(task=task, operation=erp.POST_GOODS_RECEIPT, scope=f"gr:{receipt.pk}",
                                request=_erp_body(task, receipt))
         queueing.enqueue_erp_send(posting.pk)
+        queueing.enqueue_invoices_match(task.pk)  # invoices waiting for these goods are matched again
         queueing.notify_on_commit(task.pk)
     return receipt
 

@@ -146,6 +146,7 @@ EVENT_LABELS = {
     "receive_goods": pgettext_lazy("request event", "Goods received"),
     "close_short": pgettext_lazy("request event", "Closed short: the rest will not be delivered"),
     "complete": pgettext_lazy("request event", "Closed: received, invoiced and matched"),
+    "invoice_exception": pgettext_lazy("request event", "Invoice exception sent for approval"),
 }
 
 # A conversation's lifecycle (agentstate.models.Session.Status, moved on by agentstate.retention).

@@ -11,6 +11,8 @@ from django.utils import timezone
 from procurement.people.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
+from procurement.models.tolerance import ToleranceRule
+from procurement.policy.tolerances import tolerances_publish
 from procurement.selectors.grants import groups_sync
 from procurement.models.taxid import validate_tax_id
 
@@ -40,6 +42,17 @@ DEMO_LANGUAGE = "zh-hant"
 # and enters the suppliers' invoices as accounts payable (DESIGN §10, §16).
 EXTRA_ROLES = [("carol", Membership.Role.FINANCE, None, 0), ("carol", Membership.Role.ACCOUNTS_PAYABLE, None, 0)]
 FINANCE_ABOVE = Decimal("1000000")
+# Match tolerances (DESIGN §16): the default for anyone (no quantity tolerance, price within 1% or
+# NT$10, tax within NT$1); an office-supply seller whose prices move may be off by 2% and at most
+# NT$50 a unit; a chair billed one over what arrived is an exception, whoever sells it.
+TOLERANCES = [
+    # name, supplier 統一編號 (None: any), category, check, amount, percent, combine
+    ("Any: quantity exact", None, "", "quantity", None, None, "or"),
+    ("Any: price within 1% or NT$10", None, "", "price", Decimal("10"), Decimal("1"), "or"),
+    ("Any: tax within NT$1", None, "", "tax", Decimal("1"), None, "or"),
+    ("Any: header within NT$1 of its lines", None, "", "total", Decimal("1"), None, "or"),
+    ("台北辦公用品: price within 2% and NT$50", "53094126", "", "price", Decimal("50"), Decimal("2"), "and"),
+]
 ESCALATE_AFTER = timedelta(days=1)
 
 # Suppliers by their registered company names, as they appear on a Taiwanese invoice (統一發票)
@@ -92,6 +105,7 @@ class Command(BaseCommand):
             self.seed_users(departments)
             self.seed_suppliers_and_quotes()
             self.seed_policy(departments)
+            self.seed_tolerances()
         self.stdout.write(self.style.SUCCESS(f"Demo data: {self.created} created, {self.found} already there."))
 
     def report(self, created: bool, what: str):
@@ -183,3 +197,12 @@ class Command(BaseCommand):
                         "role": role, "within_limit": within, "escalate_after": escalate, "backup_role": backup})
         policy = policy_publish()
         self.stdout.write(f"approval policy v{policy.version}")
+
+    def seed_tolerances(self):
+        for name, tax_id, category, check, amount, percent, combine in TOLERANCES:
+            _, created = ToleranceRule.objects.get_or_create(name=name, defaults={
+                "supplier": Supplier.objects.filter(tax_id=tax_id).first() if tax_id else None,
+                "category": category, "figure": check, "amount": amount, "percent": percent, "combine": combine})
+            self.report(created, f"match tolerance {name}")
+        policy = tolerances_publish()
+        self.stdout.write(f"match tolerances v{policy.version}")

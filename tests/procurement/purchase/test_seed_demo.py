@@ -122,7 +122,7 @@ def test_demo_quotes_make_the_award_rule_matter():
 def test_the_demo_fixture_holds_what_seeding_writes_and_logs_in(demo):
     """Tests take the demo as rows read once from seed_demo: seeding over them finds every one, and the
     next row made gets a fresh id."""
-    assert "Demo data: 0 created, 41 already there." in seed()
+    assert "Demo data: 0 created, 46 already there." in seed()
     assert authenticate(username="alice", password="demo") == demo["alice"]
     assert demo["bob"].groups.exists()  # roles as groups came with the rows
     newcomer = get_user_model().objects.create_user("newcomer")

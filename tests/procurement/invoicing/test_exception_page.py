@@ -1,0 +1,59 @@
+"""bob decides carol's invoice exception on the same approval page as any approval, the variance
+in plain words in his language; accounts payable's list shows it too (DESIGN §16)."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from agentstate.models import Approval
+from procurement.infra.erp import ErpClient
+from procurement.invoicing.services import invoice_enter
+from procurement.models.invoicing import SupplierInvoice
+from procurement.receiving.services import goods_receipt_record
+from tests.procurement.invoicing.support import invoice_body, ordered
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def exception(demo, erp, eager):
+    task = ordered(demo["alice"], demo["bob"])
+    goods_receipt_record(task_id=task.pk, user=demo["alice"],
+                         lines=[{"line": 0, "accepted": 2, "rejected": 1, "reason": "damaged"}])
+    fields = invoice_body(task)
+    invoice = invoice_enter(user=demo["carol"], task_id=fields.pop("task"), fields=fields)
+    assert invoice.status == "exception"
+    return Approval.objects.get(task=task, status="pending")
+
+
+def client_for(user, language):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("language, words, title", [
+    ("zh-hant", "發票數量 3，已驗收 2：多 1 台，NT$6,720", "這張發票有異常，仍要核准嗎？"),
+    ("en", "Invoiced quantity 3, accepted 2: 1 unit too many, NT$6,720", "Approve this invoice despite its exception?"),
+])
+def test_the_approver_reads_the_variance_in_his_language_and_no_return_is_offered(demo, exception, language, words,
+                                                                                   title):
+    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+
+    assert words in body and title in body
+    assert 'value="return"' not in body and 'value="approve"' in body and 'value="reject"' in body
+
+
+def test_approving_on_the_page_posts_the_invoice(demo, exception, erp):
+    client = client_for(demo["bob"], "zh-hant")
+    answer = client.post(reverse("approval-decide", args=[exception.pk]), {
+        "decision": "approve", "state_version": exception.state_version, "scope_hash": exception.scope_hash})
+
+    assert answer.status_code == 200
+    assert "發票已過帳至 ERP，並記錄差異。" in answer.content.decode()
+    assert SupplierInvoice.objects.get().status == "posted"
+    assert len(ErpClient(erp.url, 2).list_supplier_invoices()) == 1
+
+
+def test_accounts_payable_sees_the_exception_in_words(demo, exception):
+    body = client_for(demo["carol"], "zh-hant").get(reverse("invoices")).content.decode()
+    assert "發票數量 3，已驗收 2：多 1 台，NT$6,720" in body
