@@ -129,7 +129,7 @@ class ArrivalHandlers:
         message, ctx = heard.message, heard.ctx
         return {"arrival_question": lambda: bool(asked(message)),
                 "arrival": lambda: said(message, ctx.catalogue) is not None,
-                "receipt_pick": lambda: bool(_ordered(ctx)) and bool(message.strip())}
+                "receipt_pick": lambda: bool(message.strip())}  # the row waits for choose_receipt
 
     def answer_arrival(self, ctx, heard):
         views = _ordered(ctx, ended_too=True)
