@@ -19,7 +19,7 @@ ARRIVED = (r"到了", r"到貨了?", r"收到了?", r"來了", r"送到了?", r"
            r"\barrived\b", r"\bcame\b", r"\bcome in\b", r"\bshowed up\b", r"\bturned up\b", r"\bgot here\b",
            r"\breceived\b", r"\bdelivered\b", r"\bhas come\b", r"\bhave come\b")
 ASKED = (r"嗎\s*$", r"沒\s*[?？]?\s*$", r"了沒", r"[?？]\s*$", r"^\s*(?:has|have|did|is|are|was|were)\b", r"\byet\b")
-ARRIVE_ASKED = (r"到(?:了)?(?:嗎|沒)", r"\barrive\b", r"\bcome\b", r"\bbeen delivered\b", r"\bget here\b")
+ARRIVE_ASKED = (r"到(?:了)?(?:嗎|沒)", r"\barrive\b", r"\b(?:did|has|have)\s+(?:it|they|the \w+|my \w+|\w+)\s+come\b", r"\bbeen delivered\b", r"\bget here\b")
 FUTURE = (r"什麼時候", r"何時", r"會到", r"\bwhen\b", r"\bwill\b", r"\bexpected\b", r"明天", r"下週")
 INVOICE = (r"發票", r"\binvoices?\b", r"\bbilled\b", r"\bbill\b")
 REJECTED = {  # why a part of the delivery is not accepted
