@@ -20,6 +20,7 @@ from agentstate.upgrades import task_upgrade
 from procurement.infra import queueing
 from procurement.purchase import retries, steps
 from procurement.infra.faults import crash_point
+from procurement.notices.arrivals import arrival_checks
 from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
 from procurement.policy.escalation import approvals_escalate
 from procurement.infra.outbox import outbox_dispatch, outbox_mark_stuck
@@ -124,6 +125,7 @@ def recover():
     report = recovery_pass()
     notices_catch_up()
     approval_reminders()
+    arrival_checks()
     outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
     outbox_dispatch()
     return str(report)

@@ -110,7 +110,8 @@ class Cancel(Action):
                    "The requester is asked to confirm first.")
 
 
-TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear", "supplier", "money", "nudge", "stock")
+TOPICS = ("status", "po", "why", "change", "list", "unknown", "unclear", "supplier", "money", "nudge", "stock",
+          "arrival", "invoice")
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,42 @@ class Status(Action):
                    "conversation): topic status (where it stands), po (the purchase order number and what was "
                    "ordered), why (why it was rejected, returned or put in review: the approver's comment), "
                    "change (what to change after a return), list (her requests; open_only for the open ones), "
+                   "arrival (what was received on its purchase order), invoice (the supplier invoices entered on it), "
                    "unknown (anything the records cannot tell, such as delivery dates), unclear (a question about "
                    "her request you cannot place: say so and give where it stands). Pick the request by "
                    "task_id, by a number she gave (ref, e.g. REQ-000012 or PO-000003) or by item; none means "
                    "this conversation's request or her latest. Creates and changes nothing.")
+
+
+RECEIPT_LINE = {"type": "object", "additionalProperties": False, "required": ["line", "accepted"], "properties": {
+    "line": {"type": "integer", "minimum": 0, "maximum": 999},
+    "accepted": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
+    "rejected": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
+    "reason": {"enum": ["", "damaged", "wrong_item", "other"]}}}
+
+
+@dataclass(frozen=True)
+class ReceiveGoods(Action):
+    task_id: str = ""
+    item: str = ""
+    arrived: int | None = None
+    rejected: int = 0
+    reason: str = ""
+    lines: tuple = ()
+    name = "receive"
+    schema = {"type": "object", "additionalProperties": False, "required": ["task_id"], "properties": {
+        "task_id": {"type": "string", "pattern": r"^[0-9a-fA-F-]{32,36}$"},
+        "item": {"type": "string", "maxLength": 100},
+        "arrived": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_QUANTITY},
+        "rejected": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
+        "reason": {"enum": ["", "damaged", "wrong_item", "other"]},
+        "lines": {"type": "array", "items": RECEIPT_LINE, "maxItems": 100}}}
+    description = ("Record what arrived on one of her ordered requests: an item (none: every line still open), "
+                   "how many arrived (none: all still open), how many of those are rejected and why; or the PO "
+                   "lines themselves. The requester is shown what will be recorded and says yes first.")
+
+    def args(self):
+        return {**asdict(self), "lines": [dict(line) for line in self.lines]}
 
 
 @dataclass(frozen=True)
@@ -170,7 +203,7 @@ class NoAction(Action):
 
 
 ACTIONS = {cls.name: cls for cls in (UpdateDraft, Ask, Submit, Attach, Amend, Cancel, Status, ProposeMemory,
-                                     AnswerQuote, NoAction)}
+                                     AnswerQuote, ReceiveGoods, NoAction)}
 
 
 def parse_action(name: str, args: dict | None) -> Action:

@@ -23,6 +23,8 @@ from procurement.models import Department
 from procurement.purchase.pricing import match_item
 from procurement.chat import draft as drafts
 from procurement.chat import dates, facts, lexicon, memory_seam
+from procurement.chat import receive as receiving
+from procurement.receiving.services import goods_receipt_record
 from procurement.chat.brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from procurement.chat.context import task_view
 from procurement.words.phrases import join, language, listed, say
@@ -73,7 +75,7 @@ class Job:
 # The requester's own events among the chat's actions. A brain other than the rules (a model) may
 # propose them, but they fire only on the requester's own yes, heard by the server in her message;
 # a model that says she agreed, or that submits after "not yet", only makes the server ask her.
-PERSON_EVENTS = frozenset({"submit", "cancel"})
+PERSON_EVENTS = frozenset({"submit", "cancel", "receive"})
 
 
 def persons_own_yes(ctx: Context) -> bool:
@@ -180,7 +182,8 @@ def reply_only(job: Job) -> Outcome:
 
 
 ANSWERS = {"status": status_reply, "po": po_reply, "change": change_reply, "supplier": supplier_reply,
-           "money": money_reply, "nudge": nudge_reply}
+           "money": money_reply, "nudge": nudge_reply, "arrival": receiving.arrival_reply,
+           "invoice": receiving.invoice_reply}
 
 
 def status(job: Job) -> Outcome:
@@ -458,7 +461,31 @@ def answer_quote(job: Job) -> Outcome:
     return Outcome(reply=reply, did="answer_quote", task=task)
 
 
-HANDLERS = {"none": reply_only, "ask": reply_only, "status": status, "update_draft": update_draft,
+def receive(job: Job) -> Outcome:
+    """What arrived on one of her ordered requests: shown first, recorded through the receiving
+    service only when her own yes answers that very preview (the task's version and lines)."""
+    action = job.action
+    if not selectors.own_tasks(job.user).filter(pk=action.task_id).exists():
+        raise NotFound("No such task.")
+    task = receiving.receivable(action.task_id)
+    view = task_view(task)
+    if task.state != workflow.CONFIRMED:
+        return Outcome(reply=receiving.arrival_reply(view, job.lang), did="none", outcome="refused",
+                       reason="not receivable", task=job.task(), about=view.id)
+    planned = receiving.plan(task, action, view, job.lang, job.ctx.catalogue)
+    if planned.refusal:
+        return Outcome(reply=planned.refusal, did="none", outcome="refused", reason=planned.refusal,
+                       task=job.task(), about=view.id)
+    confirmed = {"action": "receive", "task": view.id, "version": task.version, "lines": planned.lines}
+    if job.ctx.confirming != confirmed:
+        return Outcome(reply=receiving.preview(task, view, planned.lines, job.lang), did="none", outcome="confirm",
+                       task=job.task(), expects="confirm_receipt", confirming=confirmed, about=view.id)
+    goods_receipt_record(task_id=task.pk, user=job.user, lines=planned.lines)
+    return Outcome(reply=receiving.recorded(task.pk, view, planned.lines, job.lang), did="receive",
+                   task=job.task(), about=view.id)
+
+
+HANDLERS = {"receive": receive, "none": reply_only, "ask": reply_only, "status": status, "update_draft": update_draft,
             "submit": submit, "attach": attach, "amend": amend, "cancel": cancel, "propose_memory": propose_memory,
             "answer_quote": answer_quote}
 

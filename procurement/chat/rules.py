@@ -13,6 +13,7 @@ from procurement.purchase.pricing import match_item
 from procurement.chat import dates, lexicon
 from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
+from procurement.chat.arrivals import ArrivalHandlers
 from procurement.chat.dates import day_words
 from procurement.chat.draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from procurement.chat.hearing import Heard, decide
@@ -37,7 +38,7 @@ NAMED_CANCEL = re.compile(
 JUSTIFY_WORD = re.compile(r"\b(justification|reason|purpose|because)\b|用途|因為|理由", re.IGNORECASE)
 
 
-class RuleBrain:
+class RuleBrain(ArrivalHandlers):
     name = "rules"
 
     def propose(self, ctx: Context) -> Proposal:
@@ -66,6 +67,7 @@ class RuleBrain:
             "change": lambda: bool(CHANGE_VERB.search(message) or REMOVE.search(message)),
             "open_question": lambda: is_open_question(message),
             "fields": lambda: heard.found.any(),
+            **self.arrival_readers(heard),
         }
         return readers[intent]()
 

@@ -191,6 +191,7 @@ NOTICE_KIND_LABELS = {
     "returned": pgettext_lazy("notice kind", "Returned for revision"),
     "po_issued": pgettext_lazy("notice kind", "Purchase order issued"),
     "goods_received": pgettext_lazy("notice kind", "Goods received"),
+    "arrival_check": pgettext_lazy("notice kind", "Has it arrived?"),
     "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
     "needs_review": pgettext_lazy("notice kind", "Needs review"),
     "review_new": pgettext_lazy("notice kind", "Waiting in the work queue"),

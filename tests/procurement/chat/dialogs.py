@@ -14,6 +14,10 @@ A transcript:
         by: bob
         decision: return      # approve / reject / return
         comment: 請改成兩台
+      - receive: r1           # goods received on its PO (lines: line, accepted, rejected, reason)
+        lines: [{line: 0, accepted: 2}]
+      - invoice: r1           # a supplier invoice for the whole PO, entered by carol
+        number: AB12345678
     turns:
       - say: 我上一張單子現在怎樣了？
         intent: status        # what the turn is for, for accuracy per intent
@@ -42,6 +46,10 @@ from procurement.purchase import services
 from procurement.chat import facts
 from procurement.chat.runtime import chat_turn
 from procurement.models import PurchaseRequest
+from procurement.invoicing.po import purchase_order_of
+from procurement.invoicing.services import invoice_enter
+from procurement.purchase.tax import totals
+from procurement.receiving.services import goods_receipt_record
 
 TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
 
@@ -70,10 +78,25 @@ def set_up(spec: list, people: dict) -> dict:
             services.approval_decide(approval_id=approval.pk, user=people[item.get("by", "bob")],
                                      decision=item["decision"], state_version=approval.state_version,
                                      scope_hash=approval.scope_hash, comment=item.get("comment", ""))
+        elif "receive" in item:  # goods received on its PO, per line (0-based)
+            goods_receipt_record(task_id=named[item["receive"]], user=people[item.get("by", "alice")],
+                                 lines=item["lines"])
+        elif "invoice" in item:  # a supplier invoice for the whole PO, entered by accounts payable
+            invoice_enter(user=people[item.get("by", "carol")], task_id=named[item["invoice"]],
+                          fields=invoice_fields(Task.objects.get(pk=named[item["invoice"]]), item["number"]))
         elif "cancel" in item:
             task = Task.objects.get(pk=named[item["cancel"]])
             services.request_cancel(task_id=task.pk, user=task.initiator)
     return named
+
+
+def invoice_fields(task, number: str) -> dict:
+    po = purchase_order_of(task)
+    subtotal, tax, total = totals(po.subtotal)
+    return {"number": number, "date": "2026-12-01", "seller_tax_id": po.supplier.tax_id,
+            "lines": [{"line": n, "quantity": line.quantity, "unit_price": str(line.unit_price)}
+                      for n, line in enumerate(po.lines)],
+            "subtotal": str(subtotal), "tax": str(tax), "total": str(total)}
 
 
 def facts_of(named: dict) -> dict:
