@@ -92,7 +92,7 @@ def task_cancel(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.change_refusal(request.user, task, cancel=True)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     form = CancelForm(request.POST)
     if not form.is_valid():
         return _answer(request, task, " ".join(m for ms in form.errors.values() for m in ms), 400)
@@ -112,7 +112,7 @@ def task_amend(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.change_refusal(request.user, task)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     if "add_line" in request.POST:  # what she typed kept, and room for more items; nothing is sent
         context = task_context(request.user, selectors.task_timeline(task), lines=line_formset_more(request.POST),
                                change=ChangeRequestForm(initial=request.POST.dict()))
@@ -142,7 +142,7 @@ def task_watchers(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.share_refusal(request.user, task)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     form = WatcherForm(request.POST)
     if not form.is_valid():
         return _answer(request, task, _("Please correct the marked fields."), 400, watch=form)
