@@ -16,7 +16,7 @@ from procurement.purchase import services
 from procurement.words.labels import is_agent
 from procurement.words.people import remember
 from procurement.purchase.requests import named_in, request_now
-from procurement.words import refusal
+from procurement.words import refusal, refusal_errors
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
 from procurement.pages.receipt_forms import receive_form_for
 from procurement.receiving.services import goods_receipt_record
@@ -150,7 +150,7 @@ def task_watchers(request, task_id):
     try:
         change(task=task, by=request.user, username=form.cleaned_data["username"])
     except DomainError as exc:
-        for message in (exc.extra.get("errors") or {}).get("username", []):
+        for message in refusal_errors(exc).get("username", []):
             form.add_error("username", message)
         return _answer(request, task, "" if form.errors else refusal(exc), exc.http_status, watch=form)
     return _answer(request, task)

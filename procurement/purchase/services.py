@@ -48,11 +48,11 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
     From chat, `draft` is the task intake has been filling in; otherwise a task is created."""
     dept = Department.objects.filter(code=department).first()
     if dept is None:
-        raise DomainError(said=say("unknown_department", department=department),
-                          errors={"department": [f"No department with code {department!r}."]})
+        refused = say("unknown_department", department=department)
+        raise DomainError(said=refused, errors={"department": [str(refused)]})
     if not requester.is_superuser and not Membership.objects.filter(user=requester, department=dept).exists():
-        raise DomainError(said=say("not_a_member", department=dept.code),
-                          errors={"department": [f"You are not a member of {dept.code}."]})
+        refused = say("not_a_member", department=dept.code)
+        raise DomainError(said=refused, errors={"department": [str(refused)]})
     with transaction.atomic():
         if draft is None:
             task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,

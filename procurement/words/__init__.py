@@ -77,10 +77,11 @@ def coded_refusal(exc: DomainError) -> str | None:
 
 
 def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
-    """The refusal's field errors, in the reader's language where the refusal has a code."""
-    errors = exc.extra.get("errors") or {}
-    coded = coded_refusal(exc)
-    return {field: [coded] for field in errors} if coded is not None else errors
+    """The refusal's field errors in the reader's language: a field that repeats the refusal's own
+    English reads as its code's words; a message worded at the raise (gettext) stays as it is."""
+    coded, own = coded_refusal(exc), str(exc)
+    return {field: [coded if coded is not None and str(message) == own else str(message) for message in messages]
+            for field, messages in (exc.extra.get("errors") or {}).items()}
 
 
 def refusal(exc: DomainError) -> str:
