@@ -59,9 +59,9 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
                     comment: str = "", data: dict | None = None) -> Approval:
     """Decide under the task's row lock; `data` is merged into the task's data by the same move."""
     if decision not in DECISIONS:
-        raise DomainError(f"Unknown decision {decision!r}; expected one of: {', '.join(DECISIONS)}.")
+        raise DomainError(said=say("unknown_decision", decision=decision))
     if decision != "approve" and not comment.strip():
-        raise DomainError(f"A comment is required to {decision}.", errors={"comment": [gettext("This field is required.")]})
+        raise DomainError(said=say("comment_required", decision=decision), errors={"comment": [gettext("This field is required.")]})
     with transaction.atomic():
         approval = _lock(approval_id)
         kind = get_kind(approval.task.kind)
@@ -83,7 +83,7 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
         approval.on_behalf_of_id = behalf
         approval.save(update_fields=["status", "decided_by", "decided_at", "comment", "on_behalf_of", "step"])
         # A delegate's decision says for whom in the timeline; the comment itself stays on the approval.
-        reason = comment if not behalf else f"on behalf of {_username(behalf)}" + (f". {comment}" if comment else "")
+        reason = comment if not behalf else say("decided_for", note=comment, **{"for": _username(behalf)})
         fire(task.pk, decision, actor=Actor(user=user, roles=frozenset({APPROVER})), expected_version=state_version,
              reason=reason, data=data, refs=[{"approval": str(approval.pk), "scope_hash": approval.scope_hash}])
     return approval
@@ -181,46 +181,46 @@ def _lock(approval_id) -> Approval:
 def _check_allowed(kind, user, approval: Approval, task: Task):
     """None when `user` decides in person, or the id of the person they stand in for."""
     if task.initiator_id == user.pk:
-        raise NotPermitted("Nobody decides their own request.")
+        raise NotPermitted(said=say("own_request"))
     if approval.chain:
         return _check_step_allowed(kind, user, approval, task)
     if not approval.approvers.filter(pk=user.pk).exists():
-        raise NotPermitted("You are not on this approval's route.")
+        raise NotPermitted(said=say("not_on_route"))
     if kind.may_decide is not None:
         refusal = kind.may_decide(user, approval)
         if refusal:
-            raise NotPermitted(refusal)
+            raise NotPermitted(said=refusal)
     return None
 
 
 def _check_step_allowed(kind, user, approval: Approval, task: Task):
     if kind.step_decider is None:
-        raise NotPermitted("You are not on this approval's route.")
+        raise NotPermitted(said=say("not_on_route"))
     refusal, behalf = kind.step_decider(user, approval)
     if refusal:
-        raise NotPermitted(refusal)
+        raise NotPermitted(said=refusal)
     if behalf == task.initiator_id:
-        raise NotPermitted("Nobody decides their own request.")
+        raise NotPermitted(said=say("own_request"))
     return behalf
 
 
 def _check_not_twice(user, behalf, approval: Approval):
     people = {user.pk, behalf} - {None}
     if approval.decisions.filter(Q(decided_by_id__in=people) | Q(on_behalf_of_id__in=people)).exists():
-        raise NotPermitted("Nobody decides twice in one approval chain.")
+        raise NotPermitted(said=say("decides_twice"))
 
 
 def _check_current(approval: Approval, task: Task, state_version: int, expected_hash: str | None):
     if approval.status != Approval.Status.PENDING:
-        raise Conflict(f"This approval is already {approval.status}; nothing was decided.",
+        raise Conflict(said=say("approval_decided", status=approval.status),
                        current_version=task.version, status=approval.status)
     if approval.expires_at <= timezone.now():
-        raise Conflict("This approval has expired; nothing was decided.", current_version=task.version)
+        raise Conflict(said=say("approval_past_deadline"), current_version=task.version)
     if state_version != approval.state_version or task.version != approval.state_version:
-        raise StaleVersion(f"This request changed since you opened it (v{state_version} → v{task.version}).",
+        raise StaleVersion(said=say("changed_since_opened", old=state_version, new=task.version),
                            current_version=task.version)
     if expected_hash is not None and expected_hash != approval.scope_hash:
-        raise Conflict("The scope you saw is not the scope of this approval; reload before deciding.",
+        raise Conflict(said=say("scope_differs"),
                        current_version=task.version)
 
 

@@ -19,6 +19,7 @@ from .actors import Actor
 from .errors import (CheckpointChainBroken, CheckpointForeignTenant, CheckpointNotFound, CheckpointRefused,
                      CheckpointTampered)
 from .kinds import get_kind
+from .said import event_fields, say
 from .models import Task, TaskEvent
 
 REFUSED_EVENT = "checkpoint.refused"
@@ -53,12 +54,14 @@ def _verified(task: Task, links: list[dict], tenant: str) -> list[dict]:
     if tenant != task.tenant:
         raise CheckpointForeignTenant(
             f"Checkpoint v{target['version']} was asked for by tenant {tenant!r}, but the task belongs to "
-            f"{task.tenant!r}; it was not used.", checkpoint=target["id"], version=target["version"])
+            f"{task.tenant!r}; it was not used.", checkpoint=target["id"], version=target["version"],
+            said=say("checkpoint_version_foreign", version=target["version"]))
     depths = [link["depth"] for link in links]
     if depths != list(range(len(links))):
         raise CheckpointChainBroken(
             f"Checkpoint v{target['version']} is a delta whose chain back to a full snapshot is incomplete "
-            f"(depths {depths}); it was not used.", checkpoint=target["id"], version=target["version"])
+            f"(depths {depths}); it was not used.", checkpoint=target["id"], version=target["version"],
+            said=say("checkpoint_version_incomplete", version=target["version"]))
     return [_verified_link(link, tenant) for link in links]
 
 
@@ -66,15 +69,18 @@ def _verified_link(link: dict, tenant: str) -> dict:
     body, version = link["body"], link["version"]
     if hashlib.sha256(body.encode()).hexdigest() != link["checksum"]:
         raise CheckpointTampered(f"Checkpoint v{version} does not match its checksum: its stored text was changed "
-                                 "after it was written; it was not used.", checkpoint=link["id"], version=version)
+                                 "after it was written; it was not used.", checkpoint=link["id"], version=version,
+                                 said=say("checkpoint_version_tampered", version=version))
     content = sql.loads(body)
     if (content["snapshot"].get("version"), content["tenant"], content["schema_version"]) != (
             version, link["tenant"], link["schema_version"]):
         raise CheckpointTampered(f"Checkpoint v{version} says another version, tenant or schema than its row; "
-                                 "it was not used.", checkpoint=link["id"], version=version)
+                                 "it was not used.", checkpoint=link["id"], version=version,
+                                 said=say("checkpoint_version_tampered", version=version))
     if content["tenant"] not in (tenant, UNSCOPED):
         raise CheckpointForeignTenant(f"Checkpoint v{version} belongs to tenant {content['tenant']!r}, not "
-                                      f"{tenant!r}; it was not used.", checkpoint=link["id"], version=version)
+                                      f"{tenant!r}; it was not used.", checkpoint=link["id"], version=version,
+                                      said=say("checkpoint_version_foreign", version=version))
     return content
 
 
@@ -96,8 +102,9 @@ def _merged(task: Task, links: list[dict], contents: list[dict]) -> sql.Checkpoi
 def _record_refusal(task: Task, link: dict, refused: CheckpointRefused, actor):
     name = Actor.of(actor).name if actor is not None else "runtime"
     # Its own savepoint: the refusal is on the record even when the caller goes on.
+    # The reason column keeps the refusal's English with its detail; the timeline reads its code.
+    _, data = event_fields(refused.said, {"checkpoint": link["id"], "checkpoint_version": link["version"],
+                                          "code": refused.code})
     with transaction.atomic():
         TaskEvent.objects.create(task_id=task.pk, actor=name, event=REFUSED_EVENT, from_state=task.state,
-                                 to_state=task.state, version=task.version, reason=str(refused),
-                                 data={"checkpoint": link["id"], "checkpoint_version": link["version"],
-                                       "code": refused.code})
+                                 to_state=task.state, version=task.version, reason=str(refused), data=data)

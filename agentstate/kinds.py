@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .errors import IllegalTransition, SchemaTooNew
+from .said import say
 
 RUNTIME = "runtime"      # the agent's workers and the recovery pass
 INITIATOR = "initiator"  # the person who started the task
@@ -97,7 +98,8 @@ class TaskKind:
         if version > self.schema_version:
             raise SchemaTooNew(f"This {self.name} data was written by schema version {version}; this code "
                                f"knows versions up to {self.schema_version}. Nothing was changed.",
-                               found=version, known=self.schema_version)
+                               found=version, known=self.schema_version,
+                               said=say("schema_version_too_new", found=version, known=self.schema_version))
 
     @property
     def states(self) -> list[str]:

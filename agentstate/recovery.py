@@ -120,6 +120,12 @@ def _send_planned_compensations(grace: int, report: RecoveryReport):
         report.receipts_settled.append(sent.pk)
 
 
+def _not_resumed(refused: DomainError) -> Said:
+    if isinstance(refused, SchemaTooNew):
+        return say("not_resumed_schema", found=refused.extra.get("found"), detail=str(refused))
+    return say("not_resumed_checkpoint", version=refused.extra.get("version"), detail=str(refused))
+
+
 def _note(task: Task, event: str, reason: Said):
     text, data = event_fields(reason)
     TaskEvent.objects.create(task_id=task.pk, actor="recovery", event=event, from_state=task.state,
@@ -138,12 +144,12 @@ def _checkpoint_verifies(task: Task, kind, report: RecoveryReport) -> bool:
     except (CheckpointRefused, SchemaTooNew) as refused:
         log.warning("task %s: not resumed: %s", task.pk, refused)
         if isinstance(refused, SchemaTooNew):
-            _note(task, "recovery.schema_too_new", str(refused))
+            _note(task, "recovery.schema_too_new", refused.said)
         report.checkpoints_refused.append(task.pk)
         if kind.checkpoint_refused_event:
             try:
                 fire(task.pk, kind.checkpoint_refused_event, actor=Actor.runtime("recovery"),
-                     expected_version=task.version, reason=f"not resumed: {refused}")
+                     expected_version=task.version, reason=_not_resumed(refused))
             except DomainError as exc:
                 log.warning("task %s: could not hand it to a person: %s", task.pk, exc)
         return False

@@ -31,7 +31,7 @@ from .external import Outcome, nothing_leaves
 from .kinds import get_kind
 from .models import Checkpoint, Receipt, Task, TaskEvent
 from .receipts import OPEN, receipt_perform, receipt_reconcile
-from .said import Said, event_fields, say
+from .said import EVENT_KEY, Said, event_fields, say
 
 log = logging.getLogger(__name__)
 IRREVERSIBLE = "irreversible"
@@ -393,11 +393,13 @@ def _sandbox(task: Task, record, hooks, recorder: Recorder) -> list[ReplayStep]:
                 with transaction.atomic():
                     hooks.replay_step(current, recorder)
             except Exception as exc:  # noqa: BLE001 - a dry run shows what stopped it, whatever it was
-                step.outcome = {"event": "", "to_state": current.state, "reason": str(exc), "stopped": True}
+                step.outcome = {"event": "", "to_state": current.state, "reason": str(exc), "stopped": True,
+                                "said": exc.said.as_json() if isinstance(exc, DomainError) else None}
             step.would_call = recorder.calls[before:]
             if step.outcome is None:
                 moved = TaskEvent.objects.filter(task_id=task.pk, id__gt=mark).order_by("id").first()
-                step.outcome = ({"event": moved.event, "to_state": moved.to_state, "reason": moved.reason}
+                step.outcome = ({"event": moved.event, "to_state": moved.to_state, "reason": moved.reason,
+                                 "said": (moved.data or {}).get(EVENT_KEY)}
                                 if moved else {"event": "", "to_state": current.state, "reason": "", "stopped": True})
             steps.append(step)
             if step.outcome.get("stopped"):
@@ -413,7 +415,8 @@ def _moves_after(task: Task, version: int) -> list[dict]:
         if e.version in seen or e.from_state == e.to_state and e.event in (REPLAY_EVENT, FORKED_EVENT, RESUMED_NOTE):
             continue
         seen.add(e.version)
-        moves.append({"step": "", "event": e.event, "to_state": e.to_state, "reason": e.reason, "actor": e.actor,
+        moves.append({"step": "", "event": e.event, "to_state": e.to_state, "reason": e.reason,
+                      "said": (e.data or {}).get(EVENT_KEY), "actor": e.actor,
                       "at": e.at.isoformat(), "version": e.version})
     # The step a move finished is the cursor before it: the checkpoint's, then each move's own.
     cursors = dict(Checkpoint.objects.filter(task_id=task.pk, version__gte=version).values_list("version", "cursor"))

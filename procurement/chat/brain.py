@@ -246,6 +246,7 @@ class TaskView:
     justification: str = ""
     budget: str | None = None
     question: str = ""                             # what the agent asked the requester (awaiting_input)
+    asked: dict | None = None                      # the agent's question as its code, for the reader's words
     receipts: list = field(default_factory=list)   # each {operation, status, external_id}
     approvals: list = field(default_factory=list)  # each {status, state_version, approvers}
     number: str = ""                               # the ERP requisition number (REQ-…), once created

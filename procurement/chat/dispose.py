@@ -300,7 +300,7 @@ def submit(job: Job) -> Outcome:
     draft = task.data.get("draft") or {}
     gaps = drafts.missing(draft)
     if gaps:
-        raise DomainError(f"The draft is not complete yet (missing: {', '.join(gaps)})")
+        raise DomainError(said=said_code("draft_incomplete", fields=list(gaps)))
     sheet_question = pending_text(task, job.lang, job.ctx.catalogue)
     if sheet_question:  # the quote sheet's questions come first; nothing is submitted
         return Outcome(reply=join(words.say("still_open", job.lang, filename=task.data["quote_sheet"]["file"]["filename"]),
@@ -322,10 +322,10 @@ def attach(job: Job) -> Outcome:
     task = selectors.task_for(job.user, job.action.task_id)
     _own(job, task)  # a manager may see it, but only its requester continues it
     if task.state in workflow.AGENT_DONE:
-        raise Conflict(f"That request is already {task.state}; it cannot be continued")
+        raise Conflict(said=said_code("request_closed", state=task.state))
     current = job.task()
     if current is not None and current.pk != task.pk and current.state not in workflow.AGENT_DONE:
-        raise Conflict("This conversation already follows another open request; open a new conversation")
+        raise Conflict(said=said_code("conversation_follows_another"))
     job.session.task = task
     job.session.save(update_fields=["task", "updated_at"])
     reply = job.proposal.reply or say("attached", job.lang)
@@ -441,7 +441,7 @@ def answer_quote(job: Job) -> Outcome:
     _own(job, task)
     job.same_as_seen(task)
     if task.state != workflow.DRAFT:
-        raise Conflict(f"That request is already {task.state}; it cannot be continued")
+        raise Conflict(said=said_code("request_closed", state=task.state))
     action = job.action
     question = next((q for q in open_questions(task.data.get("quote_sheet")) if q["n"] == action.n), None)
     if question is None:
@@ -495,7 +495,7 @@ HANDLERS = {"receive": receive, "none": reply_only, "ask": reply_only, "status":
 def _current(job: Job) -> Task:
     task = job.task()
     if task is None:
-        raise Conflict("This conversation has no request yet")
+        raise Conflict(said=said_code("conversation_without_request"))
     return task
 
 
@@ -509,7 +509,7 @@ def _checked_fields(job: Job, fields: dict) -> dict:
     if "lines" in fields:
         fields["lines"] = _checked_lines(job, fields["lines"], complete=False)
     if fields.get("budget") is not None and Decimal(fields["budget"]) <= 0:
-        raise DomainError("A budget cap must be above zero")
+        raise DomainError(said=said_code("cap_not_positive"))
     if fields.get("needed_by"):
         _checked_day(job, fields["needed_by"])
     code = fields.get("department")
@@ -540,5 +540,5 @@ def _checked_lines(job: Job, lines: list[dict], *, complete: bool) -> list[dict]
     checked = [{"description": match_item(line["description"], job.ctx.catalogue),
                 "quantity": line.get("quantity")} for line in lines]
     if complete and any(not line["quantity"] for line in checked):
-        raise DomainError("Every line needs a quantity")
+        raise DomainError(said=said_code("quantity_needed"))
     return checked

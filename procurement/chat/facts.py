@@ -87,7 +87,7 @@ def task_view(task: Task) -> TaskView:
         id=str(task.pk), state=task.state, version=task.version, draft=draft,
         lines=[{"description": line.description, "quantity": line.quantity} for line in now.lines],
         justification=now.justification or "", budget=None if now.budget is None else str(now.budget),
-        question=now.question.text if now.question else "",
+        question=now.question.text if now.question else "", asked=now.question.asked if now.question else None,
         receipts=[{"operation": r.operation, "status": r.status, "external_id": r.external_id,
                    "cancels": (r.request or {}).get("requisition_id", "") if r.operation == erp.CANCEL_REQUISITION
                    else ""} for r in receipts[-RECEIPTS:]],

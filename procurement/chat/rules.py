@@ -20,7 +20,7 @@ from procurement.chat.hearing import Heard, decide
 from procurement.chat.extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
 from procurement.words.phrases import join, listed, say
 from procurement.chat.questions import REF, is_open_question
-from procurement.chat.status import name_of, one_line, state_words
+from procurement.chat.status import name_of, one_line, open_question, state_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}
@@ -314,7 +314,7 @@ class RuleBrain(ArrivalHandlers):
         if changes:
             return Proposal(join(*said), Amend(fields=changes))
         if answering:
-            return Proposal(say("waiting_for", lang, question=task.question), NoAction())
+            return Proposal(say("waiting_for", lang, question=open_question(task, lang)), NoAction())
         return Proposal(say("in_progress", lang, state=state_words(task.state, lang)), NoAction())
 
 

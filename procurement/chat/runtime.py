@@ -15,6 +15,7 @@ from django.db import transaction
 from agentstate import trace
 from agentstate.errors import Conflict, DomainError, NotFound
 from agentstate.models import Session, Task, Turn
+from agentstate.said import say as said_code
 from agentstate.turns import turn_append
 
 from procurement import workflow
@@ -109,7 +110,7 @@ def _check_may_post(session: Session, user):
     if not may_post(user, session):
         raise NotFound("No such session.")
     if session.status == Session.Status.EXPIRED:
-        raise Conflict("This conversation has expired; start a new one.")
+        raise Conflict(said=said_code("conversation_expired"))
 
 
 def turn_record(proposal: Proposal, out: Outcome, ctx: Context) -> dict:

@@ -9,7 +9,7 @@ from django.utils.text import capfirst
 from procurement.infra import erp
 from procurement.words import labels
 from procurement import selectors, workflow
-from procurement.words import event_reason, readable
+from procurement.words import event_reason, said_or_text
 from procurement.words.people import person_label
 from procurement.purchase.requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from procurement.chat import dates
@@ -26,10 +26,10 @@ def state_words(state: str, lang: str) -> str:
         return labels.state_meaning(state)
 
 
-def _question(task, lang: str) -> str:
+def open_question(task, lang: str) -> str:
     """The open question in her language when the agent asked it; a manager's words as written."""
     with language(lang):
-        return readable(task.question)
+        return said_or_text(task.asked or task.question)
 
 
 def _label(mapping: dict, code, lang: str) -> str:
@@ -106,7 +106,7 @@ def status_reply(task, lang: str) -> str:
         if gaps:
             parts.append(say("still_needed", lang, gaps=drafts.gap_names(gaps, lang)))
     if task.state == workflow.AWAITING_INPUT and task.question:
-        parts.append(say("question", lang, question=_question(task, lang)))
+        parts.append(say("question", lang, question=open_question(task, lang)))
     if task.state in (workflow.REJECTED, workflow.CANCELLED, workflow.EXPIRED):
         # Who ended it and why, and that nothing comes of it: no ERP history to read through.
         if task.state == workflow.REJECTED and (task.decision or {}).get("status") == "rejected":
@@ -211,7 +211,7 @@ def why_reply(task, lang: str) -> str:
             workflow.REJECTED, workflow.AWAITING_INPUT, workflow.PROCESSING, workflow.AWAITING_APPROVAL):
         return join(head, _decided(task, lang))
     if task.state == workflow.AWAITING_INPUT and task.question:
-        return join(head, say("question", lang, question=_question(task, lang)))
+        return join(head, say("question", lang, question=open_question(task, lang)))
     if task.decision and task.decision["status"] == "approved" and task.decision["comment"]:
         return join(head, _decided(task, lang))  # 「主管有說什麼嗎」 after 「OK，盡快到貨」
     # 「為什麼還沒核准」: nothing went wrong, so say what it is waiting for, on whom and since when.
@@ -226,7 +226,7 @@ def change_reply(task, lang: str) -> str:
         return say("change_returned", lang, who=person_label(decision["by"]) or say("a_manager", lang),
                    number=name_of(task, lang), what=what, comment=decision["comment"])
     if task.state == workflow.AWAITING_INPUT and task.question:
-        return join(_head(task, lang), say("waiting_for", lang, question=task.question))
+        return join(_head(task, lang), say("waiting_for", lang, question=open_question(task, lang)))
     return say("change_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang))
 
 

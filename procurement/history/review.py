@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from agentstate.actors import Actor
 from agentstate.errors import Conflict, DomainError, StaleVersion
+from agentstate.errors import said as worded
 from agentstate.external import Indeterminate, Outcome
 from agentstate.machine import fire, task_note
 from agentstate.models import Receipt, Task
@@ -48,8 +49,7 @@ def review_reconcile(*, user, task_id, expected_version: int, reason: str) -> tu
     task, reason = _reviewable(user, task_id, expected_version, reason)
     lookups = [settling.look_up(receipt) for receipt in settling.receipts_in_doubt(task)]
     if not lookups:
-        raise Conflict(_("Nothing of this request is in doubt in the ERP: retry the step or cancel it."),
-                       current_version=task.version)
+        raise Conflict(said=say("review_nothing_in_doubt"), current_version=task.version)
     with transaction.atomic():
         _still_current(task)
         for lookup in lookups:
@@ -67,16 +67,14 @@ def review_record_outcome(*, user, task_id, expected_version: int, reason: str, 
     task, reason = _reviewable(user, task_id, expected_version, reason)
     external_id = (external_id or "").strip()
     if not external_id or len(external_id) > MAX_EXTERNAL_ID:
-        raise DomainError(_("Enter the ERP reference you looked up (at most %(n)d characters).")
-                          % {"n": MAX_EXTERNAL_ID}, errors={"external_id": [_("This field is required.")]})
+        raise DomainError(said=say("review_reference_needed", n=MAX_EXTERNAL_ID),
+                          errors={"external_id": [_("This field is required.")]})
     if not ERP_REFERENCE.fullmatch(external_id):
-        message = _("An ERP reference is letters, digits and - _ . / only, as the ERP shows it (e.g. PO-000123); "
-                    "nothing was recorded.")
-        raise DomainError(message, errors={"external_id": [message]})
+        refused = say("review_reference_shape")
+        raise DomainError(said=refused, errors={"external_id": [str(refused)]})
     receipt = _current_doubt(task)
     if receipt is None:
-        raise Conflict(_("Nothing of this request is in doubt in the ERP, so there is no outcome to record."),
-                       current_version=task.version)
+        raise Conflict(said=say("review_no_outcome"), current_version=task.version)
     outcome, verified = _verify(receipt, external_id)
     with transaction.atomic():
         _still_current(task)
@@ -90,8 +88,7 @@ def review_retry(*, user, task_id, expected_version: int, reason: str, approver:
     (`approver`, a user name; procurement.policy.last_step): the routing step then routes to them."""
     task, reason = _reviewable(user, task_id, expected_version, reason)
     if not task.step:
-        raise Conflict(_("This request has no step to run again: check the ERP again or cancel it."),
-                       current_version=task.version)
+        raise Conflict(said=say("review_no_step"), current_version=task.version)
     data, why, said = {}, say("retried", step=task.step, note=reason), _("The agent runs the step again.")
     if approver:
         data = last_step.choose(task, chooser=user, username=approver, reason=reason)
@@ -125,10 +122,9 @@ def _reviewable(user, task_id, expected_version: int, reason: str) -> tuple[Task
     task = review_task_for(user=user, task_id=task_id)
     reason = (reason or "").strip()
     if not reason or len(reason) > MAX_REASON:
-        raise DomainError(_("Say why (at most %(n)d characters): the reason is kept in the request's history.")
-                          % {"n": MAX_REASON}, errors={"reason": [_("This field is required.")]})
+        raise DomainError(said=say("review_reason_needed", n=MAX_REASON), errors={"reason": [_("This field is required.")]})
     if task.state != workflow.NEEDS_REVIEW or task.version != expected_version:
-        raise StaleVersion(what_changed(task, expected_version), current_version=task.version)
+        raise worded(StaleVersion(what_changed(task, expected_version), current_version=task.version))
     return task, reason
 
 
@@ -138,7 +134,7 @@ def _still_current(task: Task):
     if current["version"] != task.version or current["state"] != workflow.NEEDS_REVIEW:
         seen = task.version
         task.refresh_from_db()
-        raise StaleVersion(what_changed(task, seen), current_version=current["version"])
+        raise worded(StaleVersion(what_changed(task, seen), current_version=current["version"]))
 
 
 def _actor(user) -> Actor:
@@ -166,12 +162,10 @@ def _verify(receipt: Receipt, external_id: str) -> tuple[Outcome, bool]:
     except Indeterminate:
         return Outcome(ok=True, external_id=external_id, response={"id": external_id, "verified": False}), False
     if found is None:
-        raise DomainError(_("The ERP has nothing under this request's key, so %(id)s is not its outcome. "
-                            "Retry the step to send it again, or cancel.") % {"id": external_id},
+        raise DomainError(said=say("review_reference_unknown", id=external_id),
                           errors={"external_id": [_("Not found in the ERP for this request.")]})
     if found.external_id != external_id:
-        raise DomainError(_("The ERP holds %(found)s under this request's key, not %(id)s.")
-                          % {"found": found.external_id, "id": external_id},
+        raise DomainError(said=say("review_reference_other", found=found.external_id, id=external_id),
                           errors={"external_id": [_("Does not match the ERP.")]})
     return found, True
 

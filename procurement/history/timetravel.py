@@ -225,7 +225,7 @@ class PurchaseHooks:
             for n, line in enumerate(lines, start=1))
         kept = checkpoint.snapshot["data"].get("award") and not changes
         step = "route" if kept and checkpoint.snapshot.get("state") == workflow.PROCESSING else "award"
-        data = {"revision": 1, "requisition": None, "purchase_order": None, "question": "",
+        data = {"revision": 1, "requisition": None, "purchase_order": None, "question": "", "asked": None,
                 "supplier_choice": supplier or None, "route": None}
         if step == "award":
             data["award"] = None

@@ -208,8 +208,9 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
                     "reason": render(said, language) if said is not None and not said.is_quoted else event.reason}
     if kind == "goods_received":  # a colleague of her department received her goods
         context |= {"who": actor_label(event.actor), "standing": _standing_lazy(task)}
-    if kind == "needs_review" and OnlyTheRequester.said(event.reason):
-        context |= {"why": event.reason}  # nobody but the requester could decide a step: say so
+    if kind == "needs_review" and OnlyTheRequester.said(event):
+        # nobody but the requester could decide a step: say so, in the language each notice is rendered in
+        context |= {"why": _render_lazy(of_event(event))}
     if kind in TRAVEL_KINDS.values():
         words, elsewhere = travel_context(task, event)
         context, link = context | words, elsewhere or link
@@ -232,6 +233,7 @@ def _standing(task: Task) -> str:
 
 # Where the request stands, in the language the notice is rendered in: 「部分到貨（2/3）」.
 _standing_lazy = lazy(_standing, str)
+_render_lazy = lazy(render, str)
 
 
 def _reviewer_deliveries(task: Task, key: str, context: dict) -> list[Delivery]:

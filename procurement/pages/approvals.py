@@ -208,7 +208,7 @@ def decide(request, approval_id):
                        **invoice_exception_context(approval)}, 200
     refused = selectors.decide_refusal(request.user, approval)
     if refused:
-        context |= {"error": refusal(NotPermitted(refused)), "may_decide": False}
+        context |= {"error": refusal(NotPermitted(said=refused)), "may_decide": False}
         status = 403
     elif not form.is_valid():
         context |= {"error": " ".join(form.messages())}

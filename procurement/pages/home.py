@@ -9,6 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import DomainError
 
 from procurement.purchase import services
+from procurement.words import refusal, refusal_errors
 from procurement.words.people import remember
 from procurement.purchase.requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
 from procurement.pages.context import Nav
@@ -56,7 +57,7 @@ def request_new(request):
         try:
             task = services.request_submit(requester=request.user, lines=lines.lines(), **form.cleaned_data)
         except DomainError as exc:
-            for field, messages in (exc.extra.get("errors") or {None: [str(exc)]}).items():
+            for field, messages in (refusal_errors(exc) or {None: [refusal(exc)]}).items():
                 for message in messages:
                     form.add_error(field if field in form.fields else None, message)
         else:

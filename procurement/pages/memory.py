@@ -75,7 +75,7 @@ def memory_entry(request, entry_id):
 def memory_correct_view(request, entry_id):
     entry = _entry(request.user, entry_id)
     if selectors.govern_refusal(request.user, entry):
-        return _refused(request, entry, NotPermitted(selectors.GOVERN_REFUSAL))
+        return _refused(request, entry, NotPermitted(said=selectors.GOVERN_REFUSAL))
     form = CorrectForm(request.POST)
     typed = {"typed_content": form.data.get("content", ""), "typed_reason": form.data.get("reason", "").strip()}
     if not form.is_valid():
@@ -93,7 +93,7 @@ def memory_correct_view(request, entry_id):
 def memory_confirm_view(request, entry_id):
     entry = _entry(request.user, entry_id)
     if selectors.govern_refusal(request.user, entry):
-        return _refused(request, entry, NotPermitted(selectors.GOVERN_REFUSAL))
+        return _refused(request, entry, NotPermitted(said=selectors.GOVERN_REFUSAL))
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _answer(request, entry, error=first_error(form), status=400)

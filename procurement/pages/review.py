@@ -14,6 +14,7 @@ from agentstate.errors import DomainError, NotFound, NotPermitted
 from procurement.history import review
 from procurement import selectors
 from procurement.policy import last_step
+from procurement.words import refusal
 
 PAGE = "procurement/review.html"
 ACTIONS = {"reconcile": review.review_reconcile, "record-outcome": review.review_record_outcome,
@@ -60,7 +61,7 @@ def review_action(request, task_id, action):
     except NotFound:
         raise Http404("No such task.")
     except NotPermitted as exc:
-        return _answer(request, task_id, error=str(exc), status=403)
+        return _answer(request, task_id, error=refusal(exc), status=403)
     if request.method == "GET":
         return _answer(request, task.pk, preview=review.review_cancel_preview(user=request.user, task_id=task.pk)[1])
     form = ReviewActionForm(request.POST, action=action)
@@ -76,7 +77,7 @@ def review_action(request, task_id, action):
     except NotFound:
         raise Http404("No such task.")
     except DomainError as exc:
-        return _answer(request, task.pk, error=str(exc), form=form, failed=action, status=exc.http_status)
+        return _answer(request, task.pk, error=refusal(exc), form=form, failed=action, status=exc.http_status)
     return _answer(request, task.pk, notice=outcome)
 
 

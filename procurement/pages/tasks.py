@@ -16,7 +16,7 @@ from procurement.purchase import services
 from procurement.words.labels import is_agent
 from procurement.words.people import remember
 from procurement.purchase.requests import named_in, request_now
-from procurement.words import refusal
+from procurement.words import refusal, refusal_errors
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
 from procurement.pages.receipt_forms import receive_form_for
 from procurement.receiving.services import goods_receipt_record
@@ -92,7 +92,7 @@ def task_cancel(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.change_refusal(request.user, task, cancel=True)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     form = CancelForm(request.POST)
     if not form.is_valid():
         return _answer(request, task, " ".join(m for ms in form.errors.values() for m in ms), 400)
@@ -112,7 +112,7 @@ def task_amend(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.change_refusal(request.user, task)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     if "add_line" in request.POST:  # what she typed kept, and room for more items; nothing is sent
         context = task_context(request.user, selectors.task_timeline(task), lines=line_formset_more(request.POST),
                                change=ChangeRequestForm(initial=request.POST.dict()))
@@ -142,7 +142,7 @@ def task_watchers(request, task_id):
     task = _task(request.user, task_id)
     refused = selectors.share_refusal(request.user, task)
     if refused:
-        return _answer(request, task, refusal(NotPermitted(refused)), 403)
+        return _answer(request, task, refusal(NotPermitted(said=refused)), 403)
     form = WatcherForm(request.POST)
     if not form.is_valid():
         return _answer(request, task, _("Please correct the marked fields."), 400, watch=form)
@@ -150,7 +150,7 @@ def task_watchers(request, task_id):
     try:
         change(task=task, by=request.user, username=form.cleaned_data["username"])
     except DomainError as exc:
-        for message in (exc.extra.get("errors") or {}).get("username", []):
+        for message in refusal_errors(exc).get("username", []):
             form.add_error("username", message)
         return _answer(request, task, "" if form.errors else refusal(exc), exc.http_status, watch=form)
     return _answer(request, task)

@@ -9,6 +9,8 @@ from decimal import Decimal
 
 from django.db.models import Q
 
+from agentstate.said import Said, say
+
 from procurement.models import Membership
 from procurement.models.policy import Delegation
 from procurement.policy.routing import step_roles
@@ -20,9 +22,9 @@ def step_people(approval) -> set:
     return set(step.get("user_ids", [])) | set(step.get("offered_ids", []))
 
 
-def step_decider(user, approval) -> tuple[str | None, int | None]:
+def step_decider(user, approval) -> tuple[Said | None, int | None]:
     if not user.is_active:
-        return "Your account is inactive.", None
+        return say("account_inactive"), None
     step, people = approval.chain[approval.step], step_people(approval)
     if user.pk in people:
         return _still_holds(user.pk, step, approval), None
@@ -30,7 +32,7 @@ def step_decider(user, approval) -> tuple[str | None, int | None]:
     for delegator in sorted(delegators_of(user) & (people - decided)):
         if _still_holds(delegator, step, approval) is None:
             return None, delegator
-    return "You are not on this step of the approval's chain.", None
+    return say("not_on_step"), None
 
 
 def may_decide_step(user, approval) -> bool:
@@ -55,7 +57,7 @@ def delegators_of(user, on=None) -> set:
     return set(Delegation.objects.active(on).filter(delegate=user).values_list("delegator_id", flat=True))
 
 
-def _still_holds(person_id, step: dict, approval) -> str | None:
+def _still_holds(person_id, step: dict, approval) -> Said | None:
     """Re-checked at the click: the person still holds a role the step asks for, in that department,
     with the limit when the step says so. An escalation's backup and a named person need only be active."""
     if person_id in step.get("offered_ids", []) or not step.get("role"):
@@ -64,7 +66,7 @@ def _still_holds(person_id, step: dict, approval) -> str | None:
     limits = list(Membership.objects.filter(user_id=person_id, role__in=step_roles(step, approval.chain)).filter(
         Q(department__code=code) | Q(department__isnull=True)).values_list("approval_limit", flat=True))
     if not limits:
-        return f"You no longer hold the {step['role']} role for {code}."
+        return say("role_lost", role=step["role"], department=code)
     if step.get("within_limit") and max(limits) < total:
-        return f"Your approval limit does not cover NT${total:,.0f} for {code}."
+        return say("limit_too_low", total=str(total), department=code)
     return None

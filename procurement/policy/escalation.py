@@ -10,6 +10,7 @@ from django.utils import timezone
 from agentstate.actors import Actor
 from agentstate.approvals import approval_offer
 from agentstate.models import Approval
+from agentstate.said import say
 
 from procurement import workflow
 from procurement.models import Membership
@@ -27,10 +28,10 @@ def approvals_escalate(now=None) -> list:
         if not _overdue(step, now):
             continue
         backup = _backup(approval, step)
-        names = ", ".join(sorted(backup.values())) or "nobody"
         hours = step["escalate_after_seconds"] / 3600
+        reason = say("escalated", n=approval.step + 1, hours=f"{hours:g}", people=sorted(backup.values()))
         done = approval_offer(approval_id=approval.pk, user_ids=sorted(backup), actor=Actor.runtime("escalation"),
-                              reason=f"step {approval.step + 1} waited more than {hours:g} hours; offered to {names}")
+                              reason=reason)
         if done is not None:
             escalated.append(approval.pk)
     return escalated

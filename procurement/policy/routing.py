@@ -6,12 +6,13 @@ request at her manager step) goes to the next level up (LEVELS): to the director
 has no director step (`handed_to`); else to the first level above that the chain does not ask
 for yet, added as a step (`in_place_of`); else it is left out and a later, higher step covers it
 (`covers`). When nobody above can, the request goes to review, saying so."""
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+
+from agentstate.said import Said, of_event, say
 
 from procurement.models import Membership
 from procurement.policy.rules import current_policy, rule_for
@@ -30,17 +31,18 @@ class OnlyTheRequester:
     number: int
     requester: str
 
-    @staticmethod
-    def said(reason: str) -> bool:
-        """Whether an event's reason is this refusal's."""
-        return bool(re.fullmatch(r"only \S+, the requester, could decide step \d+ of the approval chain; nobody "
-                                 r"decides their own request", reason or ""))
+    CODE = "only_the_requester_could_decide"
+
+    @classmethod
+    def said(cls, event) -> bool:
+        """Whether an event's reason is this one's."""
+        said = of_event(event)
+        return said is not None and said.code == cls.CODE
 
     @property
-    def reason(self) -> str:
-        # English for the event log; procurement.words.sentences gives it in the reader's language.
-        return (f"only {self.requester}, the requester, could decide step {self.number} of the approval chain; "
-                f"nobody decides their own request")
+    def reason(self) -> Said:
+        # A code: procurement.words gives it in the reader's language, its English in the event log.
+        return say(self.CODE, requester=self.requester, step=self.number)
 
 
 def policy_route(*, department, total: Decimal, requester, categories: set[str],

@@ -16,6 +16,8 @@ from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
 
+from agentstate.said import say
+
 from procurement.models import BudgetReservation, Department
 
 SOFT, CAP = "soft", "cap"
@@ -31,12 +33,22 @@ class BudgetExhausted(Exception):
                          f"NT${needed:,.0f}.")
         self.available, self.needed = available, needed
 
+    @property
+    def said(self):
+        """What the requester is asked (procurement.words.agent)."""
+        return say("ask_budget_short", available=str(self.available), needed=str(self.needed))
+
 
 class HoldCapReached(Exception):
     def __init__(self, held: Decimal, cap: Decimal, needed: Decimal):
         super().__init__(f"You already hold NT${held:,.0f} of budget in requests nobody has approved yet; with this "
                          f"one (NT${needed:,.0f}) that would pass the limit of NT${cap:,.0f} per person.")
         self.held, self.cap, self.needed = held, cap, needed
+
+    @property
+    def said(self):
+        """What the requester is asked (procurement.words.agent)."""
+        return say("ask_hold_cap", held=str(self.held), needed=str(self.needed), cap=str(self.cap))
 
 
 def hold_policy() -> str:

@@ -9,6 +9,8 @@ from datetime import date
 from statistics import median
 from decimal import Decimal
 
+from agentstate.said import Said, say
+
 from procurement.purchase.tax import cents, totals
 
 CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
@@ -77,7 +79,7 @@ class Award:
     lead_time_days: int | None = None
     comparison: list[dict] = field(default_factory=list)
     unquoted: list[str] = field(default_factory=list)
-    question: str = ""
+    question: Said | None = None  # what the requester is asked when nobody can be awarded
     currency: str = CURRENCY
 
     def as_json(self) -> dict:
@@ -87,7 +89,7 @@ class Award:
         return {"supplier": self.supplier, "lines": [line.as_json() for line in self.lines], **money,
                 "currency": self.currency,
                 "lead_time_days": self.lead_time_days, "comparison": self.comparison,
-                "unquoted": self.unquoted, "question": self.question}
+                "unquoted": self.unquoted, "question": str(self.question or "")}
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ def award(lines, quotes, today: date) -> Award:
     known_items = sorted({_get(q, "item") for q in quotes})
     request = _read_lines(lines, known_items)
     if not request:
-        return Award(None, question="The request has no lines yet: what would you like to buy?")
+        return Award(None, question=say("ask_what_to_buy"))
     items = list(dict.fromkeys(line.item for line in request if line.item))
     offers = _offers(quotes, set(items), today)
     quoted = {item for offer in offers for item in offer.quotes}
@@ -191,23 +193,21 @@ def award(lines, quotes, today: date) -> Award:
     return Award(winner, priced, *totals(subtotal), lead_time_days=lead_time, comparison=comparison)
 
 
-def _quoted_list(names) -> str:
-    names = [f"'{name}'" for name in names]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+def asking(question: Said) -> dict:
+    """The task's data for an open question: its English (logs, the model) and its code (the pages)."""
+    return {"question": str(question), "asked": question.as_json()}
 
 
-def _ask_unknown(descriptions: list[str], known_items: list[str]) -> str:
-    question = f"We have no quote for {_quoted_list(descriptions)}."
+def _ask_unknown(descriptions: list[str], known_items: list[str]) -> Said:
     if known_items:
-        question += f" We can buy: {', '.join(known_items)}."
-    return question + " Could you describe it as one of those, or remove it from the request?"
+        return say("ask_unknown_item", quoted=list(descriptions), items=list(known_items))
+    return say("ask_unknown_item_no_catalogue", quoted=list(descriptions))
 
 
-def _ask_split(items: list[str], offers: list[_Offer]) -> str:
-    who = "; ".join(f"{o.supplier} quotes {', '.join(i for i in items if i in o.quotes)}"
-                    for o in sorted(offers, key=lambda o: o.supplier) if o.quotes)
-    return (f"No single supplier quotes all of {', '.join(items)} ({who}). "
-            "A request goes whole to one supplier: could you split it into separate requests?")
+def _ask_split(items: list[str], offers: list[_Offer]) -> Said:
+    who = [[o.supplier, [i for i in items if i in o.quotes]] for o in sorted(offers, key=lambda o: o.supplier)
+           if o.quotes]
+    return say("ask_split", items=list(items), who=who)
 
 
 def medians(quotes) -> dict[str, Decimal]:

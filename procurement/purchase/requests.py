@@ -84,6 +84,7 @@ class Question:
     text: str
     asked_by: str
     at: datetime
+    asked: dict | None = None  # the agent's question as its code (agentstate.said), read in the reader's language
 
 
 @dataclass(frozen=True)
@@ -277,4 +278,4 @@ def _question(task: Task, approvals: list) -> Question | None:
     if returned is not None and returned.comment and asked in ("", returned.comment):
         return Question(returned.comment, returned.decided_by.get_username() if returned.decided_by else "",
                         returned.decided_at or task.updated_at)
-    return Question(asked, "", task.updated_at) if asked else None
+    return Question(asked, "", task.updated_at, task.data.get("asked")) if asked else None

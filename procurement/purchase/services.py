@@ -16,6 +16,7 @@ from procurement.purchase import budget
 from procurement import workflow
 from procurement.models import Department, Membership, PurchaseRequest, RequestLine
 from procurement.purchase.numbering import request_number_next
+from procurement.purchase.pricing import asking
 from procurement.infra.queueing import enqueue_advance, enqueue_exception_decided, notify_on_commit
 from procurement.words.changes import what_changed
 from procurement.selectors import forks
@@ -47,11 +48,11 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
     From chat, `draft` is the task intake has been filling in; otherwise a task is created."""
     dept = Department.objects.filter(code=department).first()
     if dept is None:
-        raise DomainError(f"Unknown department {department!r}.",
-                          errors={"department": [f"No department with code {department!r}."]})
+        refused = say("unknown_department", department=department)
+        raise DomainError(said=refused, errors={"department": [str(refused)]})
     if not requester.is_superuser and not Membership.objects.filter(user=requester, department=dept).exists():
-        raise DomainError(f"You are not a member of {dept.code}.",
-                          errors={"department": [f"You are not a member of {dept.code}."]})
+        refused = say("not_a_member", department=dept.code)
+        raise DomainError(said=refused, errors={"department": [str(refused)]})
     with transaction.atomic():
         if draft is None:
             task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
@@ -73,7 +74,7 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
     return task
 
 
-NO_QUESTION = "There is no open question on this request to answer."
+NO_QUESTION = say("no_open_question")
 
 
 def request_amend(*, task_id, user, expected_version: int | None = None, lines: list[dict] | None = None,
@@ -85,7 +86,7 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
     task = task_to_change(user, task_id)
     answering = task.state == workflow.AWAITING_INPUT
     if answer and not answering:
-        raise DomainError(NO_QUESTION, errors={"answer": [NO_QUESTION]})
+        raise DomainError(said=NO_QUESTION, errors={"answer": [str(NO_QUESTION)]})
     with transaction.atomic():
         request = PurchaseRequest.objects.select_for_update(no_key=True).get(task=task)
         revision = task.data.get("revision", 1) + 1
@@ -94,7 +95,7 @@ def request_amend(*, task_id, user, expected_version: int | None = None, lines: 
         data = {"revision": revision, "award": None, "requisition": None}
         said = {}
         if answering and answer:
-            said = {"question": task.data.get("question") or "", "answer": answer}
+            said = {"question": task.data.get("question") or "", "asked": task.data.get("asked"), "answer": answer}
         if justification is not None and justification != request.justification:
             said["purpose"] = {"before": request.justification, "after": justification}
         if justification is not None:
@@ -149,7 +150,7 @@ def approval_decide(*, approval_id, user, decision: str, state_version: int, sco
     try:
         with transaction.atomic():
             # A return's comment is the agent's open question to the requester, verbatim.
-            data = {"question": comment} if decision == "return" else None
+            data = {"question": comment, "asked": None} if decision == "return" else None
             approval = engine_decide(approval_id=approval_id, user=user, decision=decision,
                                      state_version=state_version, scope_hash=scope_hash, comment=comment, data=data)
             if approval.scope.get("kind") == workflow.INVOICE_EXCEPTION:
@@ -205,13 +206,12 @@ def _cancel_relatives(relatives: list, user, approval):
 def _budget_short(*, approval_id, user, state_version: int, short):
     """The approval was rolled back; the task goes where a budget refusal sends it (the
     requester is asked), and the approver is told why (409)."""
-    question = f"{short} Reduce the request or ask again later?"
     task_id = Approval.objects.values_list("task_id", flat=True).get(pk=approval_id)
     with transaction.atomic():
         fire(task_id, "budget_short", actor=Actor(user=user, roles=frozenset({APPROVER})),
-             expected_version=state_version, data={"question": question}, reason=str(short))
+             expected_version=state_version, data=asking(short.said), reason=short.said)
         notify_on_commit(task_id)
-    raise BudgetRefused(f"Not approved: {short} The request went back to the requester.",
+    raise BudgetRefused(said=say("returned_budget_short", available=str(short.available), needed=str(short.needed)),
                         available=str(short.available), needed=str(short.needed))
 
 

@@ -30,7 +30,7 @@ from procurement.policy.last_step import chosen_route
 from procurement.policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from procurement.policy.rules import current_policy
 from procurement.policy.tolerances import purchase_order_record
-from procurement.purchase.pricing import award
+from procurement.purchase.pricing import asking, award
 from procurement.purchase.given import given_prices, past_tolerance
 from procurement.purchase.sheets import sheet_quotes
 from procurement.purchase.scope import approval_scope, purchase_order_request, requisition_request
@@ -127,15 +127,14 @@ def compare_quotes(step: Step):
     quotes = [*quotes, *extra]
     result = award(lines, quotes, timezone.localdate())
     if result.question:
-        step.move("ask", data={"question": result.question, "comparison": result.comparison}, reason=result.question)
+        step.move("ask", data={**asking(result.question), "comparison": result.comparison}, reason=result.question)
         return
     if request.budget is not None and result.total > request.budget:
-        question = (f"The best offer ({result.supplier}) totals NT${result.total:,.0f} including tax, above your "
-                    f"cap of NT${request.budget:,.0f}. Raise the cap or change the lines?")
-        step.move("ask", data={"question": question, "award": result.as_json()}, reason=question)
+        question = say("ask_over_cap", supplier=result.supplier, total=str(result.total), cap=str(request.budget))
+        step.move("ask", data={**asking(question), "award": result.as_json()}, reason=question)
         return
     awarded = result.as_json()
-    step.move("record", step="route", data={"award": awarded, "question": "",
+    step.move("record", step="route", data={"award": awarded, "question": "", "asked": None,
                                             "given_prices": given_prices(step.task, awarded)},
               reason=say("awarded", supplier=result.supplier, total=str(result.total)))
 
@@ -174,10 +173,9 @@ def reserve_budget(step: Step):
             how = "budget_held" if held.status == held.Status.HELD else "budget_reserved"
             step.move("record", step="create_requisition", reason=say(how, total=str(total)))
     except BudgetExhausted as exc:
-        step.move("ask", data={"question": f"{exc} Reduce the request or ask again later?"}, reason=str(exc))
+        step.move("ask", data=asking(exc.said), reason=exc.said)
     except HoldCapReached as exc:
-        step.move("ask", data={"question": f"{exc} Wait for an approval, or cancel or reduce a request?"},
-                  reason=str(exc))
+        step.move("ask", data=asking(exc.said), reason=exc.said)
 
 
 def create_requisition(step: Step):

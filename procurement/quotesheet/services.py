@@ -16,6 +16,7 @@ from django.utils import timezone
 from agentstate.artifacts.services import artifact_put
 from agentstate.errors import Conflict, DomainError
 from agentstate.machine import fire
+from agentstate.said import Said, say
 
 from procurement import workflow
 from procurement.infra.inputguard import file_name_too_long
@@ -78,8 +79,8 @@ def quote_sheet_attach(*, user, content: bytes, filename: str, content_type: str
         if fields:
             data["draft"] = {**(task.data.get("draft") or {}), **fields}
         task = fire(task.pk, "update_draft", actor=user, expected_version=task.version, data=data,
-                    reason=f"quote sheet {version.filename} v{version.number} read: {len(states)} rows, "
-                           f"{len(questions)} questions")
+                    reason=say("quote_sheet_read", filename=version.filename, version=version.number,
+                               rows=len(states), questions=len(questions)))
     return Attached(task, sheet, same_file=False)
 
 
@@ -93,8 +94,14 @@ def quote_question_answer(*, task, user, n: int, action: str, value: str = "", e
     sheet = _resolved(sheet, question, action, value)
     with transaction.atomic():
         fire(task.pk, "update_draft", actor=user, expected_version=expected_version, data={"quote_sheet": sheet},
-             reason=f"quote sheet question {n} (row {question['row']}): {action} {value}".strip())
+             reason=_answered(n, question["row"], action, value))
     return sheet
+
+
+def _answered(n: int, row: int, action: str, value: str) -> Said:
+    """The event's note of an answered question: the row left out, its price confirmed or set, its tax ID or item."""
+    said = {"drop": {}, "confirm": {}, "price": {"price": value}, "tax_id": {"tax_id": value}, "item": {"item": value}}
+    return say(f"quote_sheet_{action}", n=n, row=row, **said[action])
 
 
 def _resolved(sheet: dict, question: dict, action: str, value: str) -> dict:

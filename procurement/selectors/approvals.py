@@ -11,6 +11,7 @@ from django.utils.translation import pgettext_lazy
 from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Approval, TaskEvent
+from agentstate.said import Said, say
 
 from procurement.words import labels
 from procurement.models import Department, Membership
@@ -49,16 +50,16 @@ def decided_by(user):
 
 # -- who may decide (the approval policy) --------------------------------------------------
 
-def may_decide(user, approval) -> str | None:
+def may_decide(user, approval) -> Said | None:
     """Re-checked at the click: still a manager or director of that department with the limit."""
     department = Department.objects.get(code=approval.task.tenant)
     total = Decimal(approval.scope["total"])
     if not user.is_active:
-        return "Your account is inactive."
+        return say("account_inactive")
     for role in (MANAGER, DIRECTOR):
         if role_holders(department, role).filter(user=user, approval_limit__gte=total).exists():
             return None
-    return f"Your approval limit does not cover NT${total:,.0f} for {department.code}."
+    return say("limit_too_low", total=str(total), department=department.code)
 
 
 # -- who may read -------------------------------------------------------------------
@@ -245,7 +246,8 @@ def said_since(approval: Approval, since_version: int | None, *, purpose: bool =
         if not since_version < version <= approval.state_version:
             continue
         if data.get("answer"):
-            replies.append({"question": data.get("question", ""), "answer": data["answer"], "by": actor})
+            replies.append({"question": data.get("asked") or data.get("question", ""), "answer": data["answer"],
+                            "by": actor})
         if data.get("purpose"):
             changed = {"before": (changed or data["purpose"])["before"], "after": data["purpose"]["after"]}
     if not purpose or (changed and changed["before"] == changed["after"]):
@@ -333,7 +335,7 @@ def approval_for(user, approval_id) -> Approval:
     return approval
 
 
-def decide_refusal(user, approval: Approval) -> str:
+def decide_refusal(user, approval: Approval) -> Said | None:
     """Why `user`, who may read the approval, may not decide it: "" when its waiting step names
     them (in person or as a delegate for today), a live grant lets them, or they decided a step of
     it (a second click then hears 409). Limits, their own request and the version are re-checked
@@ -341,8 +343,8 @@ def decide_refusal(user, approval: Approval) -> str:
     mine = (Q(pk__in=routed_to(user)) | Q(pk__in=approval_grants(user, DECIDE_APPROVAL))
             | Q(pk__in=decided_by(user)) | Q(decided_by=user))
     if Approval.objects.filter(mine, pk=approval.pk).exists():
-        return ""
-    return "You are not on this approval's route."
+        return None
+    return say("not_on_route")
 
 
 def approval_to_decide(user, approval_id) -> Approval:
@@ -351,7 +353,7 @@ def approval_to_decide(user, approval_id) -> Approval:
     approval = approval_for(user, approval_id)
     refused = decide_refusal(user, approval)
     if refused:
-        raise NotPermitted(refused)
+        raise NotPermitted(said=refused)
     return approval
 
 

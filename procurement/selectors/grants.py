@@ -14,10 +14,10 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from guardian.shortcuts import assign_perm, remove_perm
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
+from agentstate.said import Said, say
 
 from procurement.models import ApprovalGrant, Membership, TaskGrant
 
@@ -55,10 +55,10 @@ def task_grants_on(task):
 def watcher_add(*, task, by, username: str):
     """`by`, the requester, lets a colleague read her request. The colleague acts on nothing."""
     if task.initiator_id != by.pk:
-        raise NotPermitted("Only the requester shares her request.")
+        raise NotPermitted(said=say("only_the_requester_shares"))
     watcher = _colleague(username)
     if watcher.pk == task.initiator_id:
-        raise _field("You already see your own request.", _("You already see your own request."))
+        raise _field(say("own_request_seen"))
     with transaction.atomic():
         assign_perm(VIEW_TASK, watcher, task)
     return watcher
@@ -66,26 +66,26 @@ def watcher_add(*, task, by, username: str):
 
 def watcher_remove(*, task, by, username: str):
     if task.initiator_id != by.pk:
-        raise NotPermitted("Only the requester shares her request.")
+        raise NotPermitted(said=say("only_the_requester_shares"))
     watcher = get_user_model().objects.filter(username=username).first()
     if watcher is None or watcher.pk == task.initiator_id or not task_grants_on(task).filter(user_id=watcher.pk).exists():
-        raise NotFound(f"{username} does not watch this request.")
+        raise NotFound(said=say("not_watching", name=username))
     remove_perm(VIEW_TASK, watcher, task)
 
 
 def _colleague(username: str):
     username = (username or "").strip()
     if not username:
-        raise _field("Enter a colleague's user name.", _("Enter a colleague's user name."))
+        raise _field(say("colleague_needed"))
     watcher = get_user_model().objects.filter(username=username, is_active=True).first()
     if watcher is None:
-        raise _field(f"Nobody with the user name {username} works here.",
-                     _("Nobody with the user name %(name)s works here.") % {"name": username})
+        raise _field(say("no_such_colleague", name=username))
     return watcher
 
 
-def _field(message: str, said: str) -> DomainError:
-    return DomainError(message, errors={"username": [said]})
+def _field(said: Said) -> DomainError:
+    """A refusal of the user name field: its words are the refusal's (procurement.words.refusal_errors)."""
+    return DomainError(said=said, errors={"username": [str(said)]})
 
 
 # -- approvals --------------------------------------------------------------------------------

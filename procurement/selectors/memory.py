@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from agentstate.errors import NotPermitted
+from agentstate.said import Said, say
 from agentstate.memory import policy
 from agentstate.memory.models import MemoryEntry, Scope, Sensitivity
 from agentstate.memory.selectors import entry_for, memory_entries_for, memory_history, memory_uses  # noqa: F401
@@ -116,12 +117,12 @@ def register():
     policy.register(ProcurementMemoryPolicy())
 
 
-GOVERN_REFUSAL = "You may read this entry but not confirm, correct or delete it."
+GOVERN_REFUSAL = say("may_only_read_entry")
 
 
-def govern_refusal(user, entry) -> str:
+def govern_refusal(user, entry) -> Said | None:
     """Why `user`, who may read the entry, may not confirm, correct or delete it; "" if she may."""
-    return "" if policy.current().may_confirm(user, entry) else GOVERN_REFUSAL
+    return None if policy.current().may_confirm(user, entry) else GOVERN_REFUSAL
 
 
 def entry_to_govern(user, entry_id):
@@ -129,7 +130,7 @@ def entry_to_govern(user, entry_id):
     reason if she may only read it. Checked before the input is."""
     entry = entry_for(user, entry_id)
     if govern_refusal(user, entry):
-        raise NotPermitted(GOVERN_REFUSAL)
+        raise NotPermitted(said=GOVERN_REFUSAL)
     return entry
 
 

@@ -3,13 +3,12 @@ department's managers). Not visible: 404; visible but not theirs to act on: 403.
 from dataclasses import dataclass, field
 
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from agentstate.errors import NotPermitted
+from agentstate.said import say
 from agentstate.models import Receipt, Task, TaskEvent
 
 from procurement import workflow
-from procurement.words.labels import department_code_label
 from procurement.selectors.roles import deciding_memberships
 from procurement.selectors.tasks import task_for
 
@@ -55,8 +54,7 @@ def review_task_for(*, user, task_id) -> Task:
     they may see it but not act."""
     task = task_for(user, task_id)  # 404 for anyone who may not see it
     if not may_review(user, task):
-        raise NotPermitted(_("Only an admin or a manager of %(department)s may act on a request in review.")
-                           % {"department": department_code_label(task.tenant)})
+        raise NotPermitted(said=say("review_not_allowed", department=task.tenant))
     return task
 
 

@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, prefetch_related_objects
 
 from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
+from agentstate.said import Said, say
 from agentstate.models import Approval, ApprovalDecision, Receipt, Task
 
 from procurement.infra import erp
@@ -118,17 +119,17 @@ def shows_beside_chat(user, task) -> bool:
     return is_requester(user, task) or user.is_superuser
 
 
-def change_refusal(user, task, *, cancel: bool = False) -> str:
+def change_refusal(user, task, *, cancel: bool = False) -> Said | None:
     """Why `user`, who sees the task, may not change (or cancel) it; "" if she may. Only the
     requester changes her request; an admin may cancel it too (offboarding does)."""
     if is_requester(user, task) or (cancel and user.is_superuser):
-        return ""
-    return "Only the person who asked for this request may change or cancel it."
+        return None
+    return say("only_the_requester")
 
 
-def share_refusal(user, task) -> str:
+def share_refusal(user, task) -> Said | None:
     """Why `user`, who sees the task, may not share it with a colleague; "" if she may."""
-    return "" if is_requester(user, task) else "Only the requester shares her request."
+    return None if is_requester(user, task) else say("only_the_requester_shares")
 
 
 def task_to_change(user, task_id, *, cancel: bool = False) -> Task:
@@ -137,7 +138,7 @@ def task_to_change(user, task_id, *, cancel: bool = False) -> Task:
     task = task_for(user, task_id)
     refused = change_refusal(user, task, cancel=cancel)
     if refused:
-        raise NotPermitted(refused)
+        raise NotPermitted(said=refused)
     return task
 
 
@@ -146,7 +147,7 @@ def task_to_share(user, task_id) -> Task:
     task = task_for(user, task_id)
     refused = share_refusal(user, task)
     if refused:
-        raise NotPermitted(refused)
+        raise NotPermitted(said=refused)
     return task
 
 

@@ -100,9 +100,17 @@ def error_words(text) -> str:
 
 
 @register.filter
-def readable(text) -> str:
-    """An English sentence of the agent (a question, a reason) in the reader's language."""
-    return words.readable(text or "")
+def said(value) -> str:
+    """What is stored as a code (a Said's JSON: the agent's question, a dry run's reason) in the
+    reader's language; a person's own words as written."""
+    return words.said_or_text(value)
+
+
+@register.filter
+def question_words(question) -> str:
+    """The open question (procurement.purchase.requests.Question): the agent's in the reader's
+    language, an approver's as written."""
+    return words.said_or_text(question.asked or question.text) if question else ""
 
 
 @register.filter

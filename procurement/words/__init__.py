@@ -7,15 +7,17 @@ parameter (money, person, state, request, ...) in `params`. Text nobody could co
 whole as a quotation. It sits below the domain: it reads models and the engine, nothing else."""
 from django.utils import translation
 
+from django.utils.translation import get_language
+
 from agentstate.errors import DomainError
 from agentstate.said import QUOTED, Said, of_event, quote, say, use_renderer  # noqa: F401
 
-from procurement.words import catalogue, params
-from procurement.words.sentences import coded_refusal, error_words, readable, refusal_errors, translate  # noqa: F401
-from procurement.words.sentences import event_reason as _legacy_event_reason
-from procurement.words.sentences import refusal as _legacy_refusal
+from procurement.words import catalogue, labels, params
+from procurement.words.agent import AGENT
+from procurement.words.erp import error_words  # noqa: F401
+from procurement.words.refusals import GENERIC, REFUSALS
 
-CODES = catalogue.codes()
+CODES = {**catalogue.codes(), **AGENT, **REFUSALS}
 
 
 def render(said: Said, language: str | None = None) -> str:
@@ -48,24 +50,57 @@ def log_line(said: Said) -> str:
 
 
 def event_reason(event) -> str:
-    """Why an event happened, for the timeline: its stored code in the reader's language; an event
-    written before reasons were codes by its English sentence (procurement.words.sentences)."""
+    """Why an event happened, for the timeline: its stored code in the reader's language. A reason
+    without a code is a person's own words (a comment), shown as written; the agent's uncoded text
+    reads to English readers only (admins open the raw reason under "details")."""
     said = of_event(event)
     if said is None:
-        return _legacy_event_reason(event)
+        reason = getattr(event, "reason", "") or ""
+        if reason and (not labels.is_agent(getattr(event, "actor", "")) or _english()):
+            return reason
+        return ""
     if said.code == "created" and getattr(event, "event", "") == "create":
         return ""  # the event's label already says it: 「建立」, not 「建立 已建立」
-    if said.is_quoted:  # words nobody coded: a sentence still listed there, else the text as a quotation
-        return translate(said.params.get("text", "")) or render(said)
     return render(said)
 
 
-def refusal(exc: DomainError) -> str:
-    """A refusal as the person who met it reads it, in their language."""
+def said_or_text(value) -> str:
+    """What is stored as a Said (its JSON), in words; a plain string (a person's words) as written."""
+    said = Said.of(value)
+    return render(said) if said is not None else " ".join(str(value or "").split())
+
+
+def coded_refusal(exc: DomainError) -> str | None:
+    """The refusal in the reader's language if it was raised with a code, else None."""
     said = exc.said
-    if said.code in CODES:
-        return render(said)
-    return _legacy_refusal(exc)
+    return render(said) if said.code in CODES else None
+
+
+def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
+    """The refusal's field errors in the reader's language: a field that repeats the refusal's own
+    English reads as its code's words; a message worded at the raise (gettext) stays as it is."""
+    coded, own = coded_refusal(exc), str(exc)
+    return {field: [coded if coded is not None and str(message) == own else str(message) for message in messages]
+            for field, messages in (exc.extra.get("errors") or {}).items()}
+
+
+def refusal(exc: DomainError) -> str:
+    """A refusal as the person who met it reads it: its code's words in their language; else
+    what kind of refusal it is, never an event or state code."""
+    if exc.translated:
+        return str(exc)
+    coded = coded_refusal(exc)
+    if coded is not None:
+        return coded
+    for kind, words in GENERIC.items():
+        if isinstance(exc, kind):
+            state = labels.state_label(exc.extra.get("state") or "")
+            return str(words) % {"state": state, "detail": str(exc)}
+    return str(exc)
+
+
+def _english() -> bool:
+    return (get_language() or "en").startswith("en")
 
 
 use_renderer(render, log=log_line)

@@ -10,7 +10,8 @@ from procurement.words import labels
 from procurement.models import PurchaseRequest
 from procurement.words.money import ntd
 from procurement.words.people import person_label
-from procurement.words.sentences import error_words
+from procurement.words.erp import error_words
+from procurement.words.policy import role_label
 
 LIST_SEPARATOR = pgettext_lazy("list separator", ", ")
 QUOTED_TEXT = pgettext_lazy("quoted text", "“%(text)s”")
@@ -51,6 +52,36 @@ def note(value) -> str:
     return " ".join(str(value or "").split())
 
 
+DECISION_VERBS = {"return": pgettext_lazy("refusal", "return it"), "reject": pgettext_lazy("refusal", "reject it")}
+DRAFT_FIELDS = {  # procurement.chat.drafts.missing
+    "item": pgettext_lazy("draft field", "what to buy"), "quantity": pgettext_lazy("draft field", "how many"),
+    "department": pgettext_lazy("draft field", "department"), "justification": pgettext_lazy("draft field", "purpose"),
+}
+QUOTED_WORD = pgettext_lazy("agent sentence", "'%(word)s'")
+QUOTES = pgettext_lazy("agent sentence", "%(supplier)s quotes %(items)s")
+GROUP_SEPARATOR = pgettext_lazy("list separator", "; ")
+
+
+def _listed(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [v for v in str(value or "").split(", ") if v]
+
+
+def items(value) -> str:
+    """Catalogue items by their names in the reader's language, listed."""
+    return str(LIST_SEPARATOR).join(labels.item_label(item) for item in _listed(value))
+
+
+def quoted_words(value) -> str:
+    """A requester's own words for what she wants, each quoted, listed."""
+    return str(LIST_SEPARATOR).join(str(QUOTED_WORD) % {"word": word} for word in _listed(value))
+
+
+def supplier_quotes(value) -> str:
+    """[[supplier, [item, ...]], ...]: who quotes what."""
+    return str(GROUP_SEPARATOR).join(str(QUOTES) % {"supplier": supplier, "items": items(quoted)}
+                                     for supplier, quoted in (value or ()))
+
+
 def verified(value) -> str:
     return str(VERIFIED[bool(value)])
 
@@ -71,6 +102,14 @@ KINDS = {
     "operation": lambda value: labels.label(labels.OPERATION_LABELS, value),
     "receipt": lambda value: labels.label(labels.RECEIPT_LABELS, value),
     "department": lambda value: labels.department_code_label(str(value or "")),
+    "approval_status": lambda value: labels.label(labels.APPROVAL_LABELS, str(value)).lower(),
+    "decision": lambda value: str(DECISION_VERBS.get(value, value)),
+    "draft_fields": lambda value: str(LIST_SEPARATOR).join(str(DRAFT_FIELDS.get(f, f)) for f in _listed(value)),
+    "role": lambda value: role_label(str(value)),
+    "item": lambda value: labels.item_label(str(value)),
+    "items": items,
+    "quoted_words": quoted_words,
+    "supplier_quotes": supplier_quotes,
     "erp_error": lambda value: error_words(value) or "",
     "erp_errors": lambda value: " ".join(error_words(e) or str(e) for e in (value or ())).rstrip("。."),
 }

@@ -58,7 +58,7 @@ def test_a_stale_version_in_the_form_is_refused_with_both_versions(awaiting, bob
 @pytest.mark.django_db
 def test_a_tampered_scope_hash_is_refused(awaiting, bob):
     task, approval = awaiting
-    with pytest.raises(Conflict, match="scope you saw"):
+    with pytest.raises(Conflict, match="not what this approval covers"):
         decide(approval, bob, scope_hash="0" * 64)
     assert Approval.objects.get(pk=approval.pk).status == "pending"
 

@@ -12,6 +12,7 @@ from agentstate.memory.models import MemoryEntry
 from agentstate.memory.retrieval import memory_retrieve
 from agentstate.memory.services import memory_create
 from agentstate.models import Approval
+from agentstate.said import say
 from procurement.selectors import approval_route, may_decide
 from procurement.models import Department
 from tests.engine_support import task_in_state
@@ -44,7 +45,7 @@ def test_a_planted_limit_claim_changes_neither_the_route_nor_the_decision(demo, 
     after = (route(demo), may_decide(demo["bob"], approval))
     assert after == before
     assert after[0]["rule"] == "director" and after[0]["usernames"] == ["frank"]
-    assert after[1] == "Your approval limit does not cover NT$500,000 for ENG."
+    assert after[1] == say("limit_too_low", total="500000.00", department="ENG")
     assert may_decide(demo["frank"], approval) is None
 
 

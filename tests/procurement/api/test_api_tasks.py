@@ -134,7 +134,7 @@ def test_missing_justification_and_department_are_both_reported(demo):
 def test_requester_outside_the_department_is_refused_with_400(demo):
     response = submit(client_for(demo["erin"]), department="ENG")
     assert response.status_code == 400
-    assert "not a member of ENG" in response.json()["errors"]["department"][0]
+    assert "not a member of Engineering" in response.json()["errors"]["department"][0]
     assert Task.objects.count() == 0
 
 

@@ -92,7 +92,7 @@ def test_submit_of_an_incomplete_draft_is_refused(demo):
     alice, session = demo["alice"], open_session(demo["alice"])
     brain = ScriptedBrain([UpdateDraft(fields={"lines": [{"description": "Laptop", "quantity": 2}]}), Submit()])
     result = talk(session, alice, "2 laptops", "submit", brain=brain)
-    assert result.action == "none" and "missing: justification" in result.reply
+    assert result.action == "none" and "missing: purpose" in result.reply
     assert Task.objects.get(pk=session.task_id).state == "draft"
 
 

@@ -112,6 +112,15 @@ def test_record_outcome_needs_the_erp_reference(in_review, demo):
     assert answer.status_code == 400 and "Enter the ERP reference" in answer.content.decode()
 
 
+def test_a_refused_action_reads_in_the_users_language_not_as_the_services_english(in_review, demo):
+    answer = client_for(demo["carol"], lang="zh-hant").post(act(in_review, "record-outcome"), {
+        "version": in_review.version, "reason": "查過了", "external_id": "PO 000123!"}, **HX)
+    html = answer.content.decode()
+    assert answer.status_code == 400 and "ERP 編號只能包含英文字母、數字及 - _ . /" in html
+    assert "An ERP reference is" not in html
+    assert Task.objects.get(pk=in_review.pk).version == in_review.version
+
+
 def test_cancel_shows_its_preview_first_then_cancels(in_review, demo, erp):
     client = client_for(demo["carol"])
     preview = client.get(act(in_review, "cancel"), **HX)
@@ -197,7 +206,7 @@ def test_the_last_error_is_said_in_a_few_words_with_the_raw_error_under_details(
      "Whether the ERP made it could not be checked: The ERP did not answer in time."),
     ("something else entirely", "")])
 def test_erp_errors_in_a_few_words(raw, en):
-    from procurement.words.sentences import error_words
+    from procurement.words.erp import error_words
     with translation.override("en"):
         assert error_words(raw) == en
 

@@ -81,8 +81,8 @@ def test_when_only_the_requester_could_decide_a_step_it_goes_to_review_saying_so
     task.refresh_from_db()
     assert task.state == "needs_review" and not Approval.objects.filter(task=task).exists()
     reason = task.events.last().reason
-    assert reason == ("only carol, the requester, could decide step 3 of the approval chain; nobody decides their "
-                      "own request")
+    assert reason == ("only carol, the requester, could decide step 3 of the approval chain, and nobody decides "
+                      "their own request: a person must choose who approves it")
     [notice] = Notice.objects.filter(recipient=demo["carol"], kind="needs_review")
     assert "only Carol Wu, the requester, could decide step 3" in notice.text  # by her name, as pages name her
 

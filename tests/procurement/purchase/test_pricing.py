@@ -40,7 +40,7 @@ def test_lowest_total_among_suppliers_quoting_every_line_wins():
     assert [(c["supplier"], c["total"], c["awarded"]) for c in result.comparison] == [
         ("Beta", "93870.00", True), ("Alpha", "93975.00", False),
     ]
-    assert result.question == ""
+    assert result.question is None
 
 
 def test_equal_totals_go_to_the_shorter_lead_time_of_the_slowest_line():
@@ -95,9 +95,10 @@ def test_no_single_supplier_quoting_every_line_asks_the_requester_to_split():
     assert result.supplier is None
     assert result.total is None
     assert result.unquoted == ["laptop", "chair"]
-    assert "split" in result.question
-    assert "IT Shop quotes Laptop" in result.question
-    assert "Furniture Co quotes Office chair" in result.question
+    question = str(result.question)
+    assert "split" in question
+    assert "IT Shop quotes Laptop" in question
+    assert "Furniture Co quotes Office chair" in question
 
 
 def test_unknown_item_is_named_in_a_question_and_nothing_is_awarded():
@@ -106,8 +107,8 @@ def test_unknown_item_is_named_in_a_question_and_nothing_is_awarded():
 
     assert result.supplier is None
     assert result.unquoted == ["flux capacitor"]
-    assert result.question.startswith("We have no quote for 'flux capacitor'.")
-    assert "Laptop" in result.question  # tells the requester what can be bought
+    assert str(result.question).startswith("We have no quote for 'flux capacitor'.")
+    assert "Laptop" in str(result.question)  # tells the requester what can be bought
 
 
 def test_item_whose_only_quotes_have_expired_cannot_be_awarded():
@@ -116,7 +117,7 @@ def test_item_whose_only_quotes_have_expired_cannot_be_awarded():
 
     assert result.supplier is None
     assert result.unquoted == ["monitor"]
-    assert "no quote for 'monitor'" in result.question
+    assert "no quote for 'monitor'" in str(result.question)
 
 
 def test_tax_is_five_percent_rounded_half_up_to_a_whole_nt_dollar_as_on_a_uniform_invoice():

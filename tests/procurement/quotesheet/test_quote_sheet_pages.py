@@ -216,7 +216,7 @@ def test_the_approval_page_links_the_version_that_was_read(demo, erp, eager):
     page = client_for(demo["bob"]).get(f"/approvals/{approval.pk}/", **ZH).content.decode()
     assert f"/tasks/{changed.task.pk}/files/{file['version_id']}/" in page and "v2.csv（版本 2）" in page
     assert client_for(demo["bob"]).get(f"/tasks/{changed.task.pk}/files/{file['version_id']}/").status_code == 200
-    assert TaskEvent.objects.filter(task_id=changed.task.pk, reason__contains="quote sheet v2.csv v2").exists()
+    assert TaskEvent.objects.filter(task_id=changed.task.pk, reason__contains="quote sheet v2.csv (version 2) read").exists()
 
 
 def test_on_the_drafts_page_the_sheet_goes_into_its_conversation(demo, session):

@@ -10,7 +10,8 @@ from django.utils import translation
 from agentstate.said import Said, quote, say
 from procurement import words
 from procurement.words import params
-from procurement.words.sentences import CODED_REFUSALS
+from procurement.words.agent import AGENT
+from procurement.words.refusals import REFUSALS
 
 SAMPLES = {  # one value for each parameter a code may take
     "supplier": "新竹科技供應", "total": "73290", "released": "73290.50", "department": "ENG", "rule": "director",
@@ -20,15 +21,25 @@ SAMPLES = {  # one value for each parameter a code may take
     "verified": True, "errors": ["ERP GET /requisitions: HTTP 503 down"], "effects": "erp.requisition.cancel",
     "of": 2, "for": "frank", "operation": "erp.purchase_order.issue", "before": "unknown", "after": "confirmed",
     "old": 1, "new": 2, "number": "REQ-2026-00012",
+    # refusals, questions and notes (procurement.words.refusals, procurement.words.agent)
+    "decision": "return", "role": "manager", "status": "approved", "fields": ["item", "quantity"],
+    "state": "externally_confirmed", "name": "carol", "requester": "carol", "hours": "48", "filename": "報價單.xlsx",
+    "rows": 3, "questions": 1, "row": 2, "price": "1200", "tax_id": "12345675", "item": "Laptop",
+    "quoted": ["螢幕架"], "items": ["Laptop", "Monitor"], "available": "1000", "needed": "73290", "held": "50000",
+    "cap": "60000", "found": 3, "known": 2,
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
-# and HTTP, as the zh-Hant pages write them.
-ALLOWED_LATIN = {"ERP", "NT", "HTTP"}
+# and HTTP, and a purchase order's PO- in an example, as the zh-Hant pages write them.
+ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO"}
+
+
+PER_CODE = {"ask_split": {"who": [["新竹科技供應", ["Laptop"]], ["高雄辦公家具", ["Monitor"]]]}}
 
 
 def sample(code: str) -> Said:
     template = str(words.CODES[code].template)
-    return say(code, **{name: value for name, value in SAMPLES.items() if f"%({name})" in template})
+    values = {**SAMPLES, **PER_CODE.get(code, {})}
+    return say(code, **{name: value for name, value in values.items() if f"%({name})" in template})
 
 
 def english_left(text: str, said: Said) -> set[str]:
@@ -57,13 +68,17 @@ def test_every_code_renders_in_english_and_in_zh_hant_without_an_english_word(co
     assert english_left(chinese, said) == set(), chinese
 
 
-@pytest.mark.parametrize("code", sorted(CODED_REFUSALS))
-def test_every_coded_refusal_reads_in_zh_hant_without_an_english_word(code):
-    with translation.override("zh-hant"):
-        chinese = str(CODED_REFUSALS[code])
-    with translation.override("en"):
-        english = str(CODED_REFUSALS[code])
-    assert chinese != english and set(re.findall(r"[A-Za-z]+", chinese)) - ALLOWED_LATIN == set()
+def test_every_refusal_question_and_note_is_in_the_matrix():
+    """The rendering matrix above takes every code: the event reasons, the refusals, the agent's
+    questions and notes; a code added to one of them is rendered there in both languages."""
+    assert set(REFUSALS) | set(AGENT) <= set(words.CODES)
+    assert not set(REFUSALS) & set(AGENT) and len(words.CODES) == len(set(words.CODES))
+
+
+@pytest.mark.django_db
+def test_a_split_question_names_each_supplier_and_what_it_quotes(zh):
+    said = say("ask_split", items=["Laptop", "Office chair"], who=[["新竹科技供應", ["Laptop"]], ["高雄辦公家具", ["Office chair"]]])
+    assert words.render(said).startswith("沒有一家供應商同時報價筆電、辦公椅（新竹科技供應報價筆電；高雄辦公家具報價辦公椅）")
 
 
 def event(said: Said | None, reason="", actor="web-1:4242", name="note"):
@@ -189,3 +204,39 @@ def test_a_coded_refusal_reads_in_the_api_callers_language_in_the_same_shape(db)
         answer = exception_handler(refused, {})
     assert answer.status_code == 409
     assert answer.data == {"detail": "沒有與此版本相符的核准，未送出任何東西", "current_version": 4}
+
+
+@pytest.mark.parametrize("text, said", [
+    ("step 2 waited more than 48 hours; offered to dave, erin", {"code": "escalated", "params": {
+        "n": "2", "hours": "48", "people": ["dave", "erin"]}}),
+    ("on behalf of bob. 好", {"code": "decided_for", "params": {"for": "bob", "note": "好"}}),
+    ("only alice, the requester, could decide step 1 of the approval chain; nobody decides their own request",
+     {"code": "only_the_requester_could_decide", "params": {"requester": "alice", "step": "1"}}),
+    ("not resumed: Checkpoint v5 does not match its checksum: changed", {"code": "not_resumed_checkpoint",
+                                                                         "params": {"version": "5"}}),
+    ("quote sheet question 2 (row 7): price 1,200", {"code": "quote_sheet_price", "params": {
+        "n": "2", "row": "7", "price": "1200"}}),
+    ("We have no quote for 'monitor arm' or 'dock'. We can buy: Laptop, Monitor. Could you describe it as one of "
+     "those, or remove it from the request?", {"code": "ask_unknown_item", "params": {
+         "quoted": ["monitor arm", "dock"], "items": ["Laptop", "Monitor"]}}),
+    ("No single supplier quotes all of Laptop, Office chair (IT Shop quotes Laptop; Furniture Co quotes Office "
+     "chair). A request goes whole to one supplier: could you split it into separate requests?",
+     {"code": "ask_split", "params": {"items": ["Laptop", "Office chair"],
+                                      "who": [["IT Shop", ["Laptop"]], ["Furniture Co", ["Office chair"]]]}}),
+    ("The department has NT$1,000 of budget left; this request needs NT$73,290.",
+     {"code": "ask_budget_short", "params": {"available": "1000", "needed": "73290"}}),
+])
+def test_the_second_migration_turns_the_agents_stored_sentences_into_codes(text, said):
+    import importlib
+
+    migration = importlib.import_module("procurement.migrations.0015_words_agent_sentences_as_codes")
+    assert migration.said_of(text) == said
+    assert words.CODES.get(said["code"]) is not None
+
+
+def test_a_sentence_the_second_migration_does_not_know_stays_as_it_was():
+    import importlib
+
+    migration = importlib.import_module("procurement.migrations.0015_words_agent_sentences_as_codes")
+    assert migration.said_of("please use the 14-inch model") is None
+    assert migration.said_of("The department has NT$1,000 of budget left.", migration.QUESTIONS) is None
