@@ -229,7 +229,7 @@ def test_a_coded_refusal_reads_in_the_api_callers_language_in_the_same_shape(db)
 def test_the_second_migration_turns_the_agents_stored_sentences_into_codes(text, said):
     import importlib
 
-    migration = importlib.import_module("procurement.migrations.0015_words_agent_sentences_as_codes")
+    migration = importlib.import_module("procurement.migrations.0016_words_agent_sentences_as_codes")
     assert migration.said_of(text) == said
     assert words.CODES.get(said["code"]) is not None
 
@@ -237,6 +237,6 @@ def test_the_second_migration_turns_the_agents_stored_sentences_into_codes(text,
 def test_a_sentence_the_second_migration_does_not_know_stays_as_it_was():
     import importlib
 
-    migration = importlib.import_module("procurement.migrations.0015_words_agent_sentences_as_codes")
+    migration = importlib.import_module("procurement.migrations.0016_words_agent_sentences_as_codes")
     assert migration.said_of("please use the 14-inch model") is None
     assert migration.said_of("The department has NT$1,000 of budget left.", migration.QUESTIONS) is None
