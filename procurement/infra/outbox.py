@@ -69,7 +69,7 @@ def mail_headers(note: Notification) -> dict:
     """Message-ID, and the trace of the request the mail is about (W3C `traceparent`, as on its
     ERP calls; `X-Trace-Id` for people reading headers)."""
     headers = {"Message-ID": note.message_id}
-    trace_id = note.task.trace_id
+    trace_id = note.task.trace_id if note.task_id else ""  # a delegation's mail is about no request
     if trace.is_trace_id(trace_id):
         headers |= {"traceparent": trace.traceparent(trace_id), "X-Trace-Id": trace_id}
     return headers

@@ -13,12 +13,31 @@ ADVANCE = "procurement.tasks.advance"
 DISPATCH_OUTBOX = "procurement.tasks.dispatch_outbox"
 ERP_SEND = "procurement.tasks.erp_send"
 _write_notices = None  # task id -> how many notices were written; named by the app's ready()
+_write_delegation_notices = None  # () -> how many; named by the app's ready()
 
 
-def notices_written_by(writer) -> None:
-    """Name the function that turns a task's new events into notices (the app does, at start)."""
-    global _write_notices
+def notices_written_by(writer, delegations=None) -> None:
+    """Name the functions that turn a task's new events, and new or starting delegations, into
+    notices (the app does, at start)."""
+    global _write_notices, _write_delegation_notices
     _write_notices = writer
+    _write_delegation_notices = delegations
+
+
+def notify_delegations_on_commit():
+    """Once the current transaction commits, tell the delegates of new delegations (the recovery
+    pass does too, and on each one's first day)."""
+    transaction.on_commit(_notify_delegations)
+
+
+def _notify_delegations():
+    try:
+        written = _write_delegation_notices() if _write_delegation_notices else 0
+    except Exception:
+        log.exception("delegation notices not written now; the recovery pass will")
+        return
+    if written:
+        _task(DISPATCH_OUTBOX).delay()
 
 
 def _task(name: str):

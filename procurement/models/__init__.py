@@ -238,7 +238,7 @@ class Notification(models.Model):
 
     message_id = models.CharField(max_length=200, unique=True, verbose_name=_("message ID"))
     task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications",
-                             verbose_name=_("task"))
+                             verbose_name=_("task"), null=True, blank=True)
     kind = models.CharField(max_length=30, blank=True, help_text=_("The notice kind (templates/notices/<kind>.txt)."),
                             verbose_name=_("kind"))
     to = models.EmailField(verbose_name=_("to"))
@@ -284,7 +284,8 @@ class Notice(models.Model):
     """An in-page notice for one person: the same words as their mail, in their language."""
     recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
     kind = models.CharField(max_length=30)
-    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices")
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices", null=True,
+                             blank=True, help_text="The request it is about; none for a delegation's notices.")
     text = models.TextField(help_text="In the recipient's language when it was written.")
     texts = models.JSONField(default=dict, blank=True, help_text="The same notice in each of the site's languages.")
     url = models.CharField(max_length=500, help_text="Absolute link to what the notice is about.")
