@@ -218,6 +218,9 @@ if BUDGET_HOLD not in ("soft", "cap"):
 BUDGET_HOLD_CAP = env_int("BUDGET_HOLD_CAP", 5_000_000)
 # Approvers are reminded once when this little time is left before an approval expires.
 APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
+# An approval step's mail to one person: after one is sent, newer versions within this many seconds
+# are held and coalesced, and only the latest is sent (procurement.infra.outbox).
+MAIL_COALESCE_SECONDS = env_int("MAIL_COALESCE_SECONDS", 120)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -5,6 +5,7 @@ runs between steps and tasks (DESIGN §3). Notices are written by whoever the ap
 import logging
 
 from django.db import transaction
+from django.utils import timezone
 
 from procurement.celery import app
 
@@ -62,6 +63,13 @@ def enqueue_advance(task_id):
 def enqueue_erp_send(receipt_id):
     """Send a planned ERP call (a goods receipt, a close) once the current transaction commits."""
     transaction.on_commit(lambda: _task(ERP_SEND).delay(str(receipt_id)))
+
+
+def dispatch_at(when):
+    """Send the mail held until `when` then, once the current transaction commits (the recovery
+    pass sends it too, if this is lost)."""
+    delay = max(0.0, (when - timezone.now()).total_seconds()) + 1
+    transaction.on_commit(lambda: _task(DISPATCH_OUTBOX).apply_async(countdown=delay))
 
 
 def enqueue_outbox():

@@ -235,6 +235,7 @@ class Notification(models.Model):
         SENDING = "sending", pgettext_lazy("mail status", "sending")
         SENT = "sent", pgettext_lazy("mail status", "sent")
         UNCERTAIN = "uncertain", pgettext_lazy("mail status", "uncertain: check before sending again")
+        SUPERSEDED = "superseded", pgettext_lazy("mail status", "not sent: a newer mail replaced it")
 
     message_id = models.CharField(max_length=200, unique=True, verbose_name=_("message ID"))
     task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications",
@@ -248,6 +249,10 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
+    # Mail that a newer one replaces while it waits (an approval step's, as versions follow each
+    # other): one group per person and step; held until `send_after`, then sent (infra.outbox).
+    coalesce_key = models.CharField(max_length=200, blank=True, db_index=True, verbose_name=_("coalesced as"))
+    send_after = models.DateTimeField(null=True, blank=True, verbose_name=_("held until"))
 
     class Meta:
         verbose_name = _("mail")

@@ -30,7 +30,7 @@ from procurement import workflow
 from procurement.words.labels import actor_label
 from procurement.people.language import language_of, languages_of
 from procurement.words.people import person_label
-from procurement.models import Notice, NoticeSource
+from procurement.models import Notice, NoticeSource, Notification
 from procurement.infra.outbox import notifications_queue
 from procurement.policy.routing import OnlyTheRequester
 from procurement.purchase.requests import request_now
@@ -72,6 +72,7 @@ class Delivery:
     user: object = None     # an in-page notice for this person, and mail to their address
     email: str = ""         # mail only (the supplier)
     in_chat: bool = False   # told in her conversation about the request too (notices.returned.notice_post)
+    coalesce: str = ""      # mail replaced by a newer one of this group while it waits (infra.outbox)
 
 
 def notices_for_task(task_id) -> int:
@@ -180,7 +181,8 @@ def _deliver(d: Delivery, notices: list, mail: list):
     to = d.email or (d.user.email if d.user is not None else "")
     if to:
         mail.append({"task_id": d.task.pk if d.task is not None else None, "to": to, "subject": rendered.subject,
-                     "body": rendered.body, "key": f"{d.key}:{to}", "kind": d.kind})
+                     "body": rendered.body, "key": f"{d.key}:{to}", "kind": d.kind,
+                     "coalesce": f"{d.coalesce}:{to}" if d.coalesce else ""})
 
 
 # -- what each event tells whom ----------------------------------------------------------------
@@ -195,6 +197,10 @@ def _retire_notices(event: TaskEvent):
     if kinds:
         Notice.objects.filter(task_id=event.task_id, kind__in=kinds, read_at__isnull=True,
                               created_at__lt=event.at).update(read_at=timezone.now())
+        # Mail held to be coalesced asks for nothing any more either: it is not sent.
+        Notification.objects.filter(task_id=event.task_id, kind__in=kinds, status=Notification.Status.QUEUED,
+                                    send_after__isnull=False, created_at__lt=event.at).update(
+            status=Notification.Status.SUPERSEDED)
 
 
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
@@ -298,7 +304,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     context = request_facts(task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "justification": request_now(task).justification,
+        "revision": approval.scope.get("revision"), "justification": request_now(task).justification,
     }
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
@@ -308,8 +314,11 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     link = approval_url(approval.pk)
     deciders = _deciders_now(approval)
     languages = languages_of([user for user, _instead_of in deciders])  # one query for them all
-    return [Delivery(kind, task, key, languages[user.pk], link, context | {"instead_of": instead_of}, user=user)
-            for user, instead_of in deciders]
+    # A new version's approval asks the same person to decide the same step again: their mail for
+    # the step is one, the latest version's, however quickly versions follow each other.
+    group = f"approval:{task.pk}:{approval.step}" if kind == "approval_new" else ""
+    return [Delivery(kind, task, key, languages[user.pk], link, context | {"instead_of": instead_of}, user=user,
+                     coalesce=group) for user, instead_of in deciders]
 
 
 def _approver_context(approval: Approval) -> dict:
