@@ -346,3 +346,6 @@ from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine  #
 
 # Receiving's tables live with their package (procurement.receiving); imported here so Django finds them.
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
+
+# API tokens, one per client (django-rest-knox's token model, with a name).
+from procurement.models.tokens import ApiToken  # noqa: E402,F401
