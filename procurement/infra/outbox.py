@@ -17,36 +17,32 @@ log = logging.getLogger(__name__)
 
 def notification_queue(*, task_id, to: str, subject: str, body: str, key: str, kind: str = "",
                        coalesce: str = "") -> Notification:
-    """Queue a message once per `key` (a retry of the deciding step queues nothing new).
+    """Queue a message once per `key` (a retry of the deciding step queues nothing new); with
+    `coalesce`, as notifications_queue says."""
+    notifications_queue([{"task_id": task_id, "to": to, "subject": subject, "body": body, "key": key, "kind": kind,
+                          "coalesce": coalesce}])
+    return Notification.objects.get(message_id=message_id_of(key))
+
+
+def notifications_queue(messages: list[dict]) -> None:
+    """Queue several messages (each a dict of notification_queue's arguments) in one insert; a key
+    already queued is left as it is.
 
     With `coalesce` (one group: a person and an approval step), a newer message replaces the
     group's messages still waiting (`superseded`, never sent), and after one was sent the next
     waits until MAIL_COALESCE_SECONDS after it: as versions follow each other quickly the person
     gets the first at once and then only the latest, not one mail for each."""
-    message_id = message_id_of(key)
-    existing = Notification.objects.filter(message_id=message_id).first()
-    if existing is not None:
-        return existing
-    send_after = _coalesced(coalesce, message_id) if coalesce else None
-    notification, _ = Notification.objects.get_or_create(
-        message_id=message_id, defaults={"task_id": task_id, "to": to, "subject": subject, "body": body, "kind": kind,
-                                         "coalesce_key": coalesce, "send_after": send_after})
-    if send_after is not None:
-        dispatch_at(send_after)
-    return notification
-
-
-def notifications_queue(messages: list[dict]) -> None:
-    """notification_queue for several messages (each a dict of its arguments) in one insert; a
-    key already queued is left as it is. Coalesced ones (`coalesce`) are queued one by one."""
-    for m in messages:
-        if m.get("coalesce"):
-            notification_queue(**m)
-    plain = [m for m in messages if not m.get("coalesce")]
-    if plain:
-        Notification.objects.bulk_create(
-            [Notification(message_id=message_id_of(m["key"]), task_id=m["task_id"], to=m["to"], subject=m["subject"],
-                          body=m["body"], kind=m.get("kind", "")) for m in plain], ignore_conflicts=True)
+    if not messages:
+        return
+    ids = {m["key"]: message_id_of(m["key"]) for m in messages}
+    groups = {m["coalesce"] for m in messages if m.get("coalesce")}
+    held = _coalesced(groups, set(ids.values())) if groups else {}
+    Notification.objects.bulk_create(
+        [Notification(message_id=ids[m["key"]], task_id=m["task_id"], to=m["to"], subject=m["subject"], body=m["body"],
+                      kind=m.get("kind", ""), coalesce_key=m.get("coalesce", ""),
+                      send_after=held.get(m.get("coalesce"))) for m in messages], ignore_conflicts=True)
+    if any(held.values()):
+        dispatch_at(min(when for when in held.values() if when))
 
 
 def message_id_of(key: str) -> str:
@@ -54,21 +50,27 @@ def message_id_of(key: str) -> str:
     domain = settings.DEFAULT_FROM_EMAIL.rsplit("@", 1)[-1]
     return f"<{uuid.uuid5(uuid.NAMESPACE_URL, key)}@{domain}>"
 
-def _coalesced(group: str, message_id: str):
-    """Replace the group's waiting messages; when the new one may go (None: at once)."""
+def _coalesced(groups: set, message_ids: set) -> dict:
+    """Replace the groups' waiting messages; when each group's new one may go (None: at once)."""
     now = timezone.now()
     window = timezone.timedelta(seconds=settings.MAIL_COALESCE_SECONDS)
     # One group's messages are queued one at a time: two passes do not both keep theirs.
     recent = Q(status=Notification.Status.QUEUED) | Q(created_at__gte=now - window) | Q(sent_at__gte=now - window)
-    rows = list(Notification.objects.select_for_update().filter(recent, coalesce_key=group)
-                .exclude(message_id=message_id))
+    rows = list(Notification.objects.select_for_update().filter(recent, coalesce_key__in=groups)
+                .exclude(message_id__in=message_ids))
     waiting = [n for n in rows if n.status == Notification.Status.QUEUED]
-    if waiting and Notification.objects.filter(pk__in=[n.pk for n in waiting], status=Notification.Status.QUEUED
-                                               ).update(status=Notification.Status.SUPERSEDED):
-        held = [n.send_after for n in waiting]
-        return None if None in held else min(held)  # no later than the first of them would have gone
-    gone = [n.sent_at or n.updated_at for n in rows if n.status in (Notification.Status.SENDING, Notification.Status.SENT)]
-    return max(gone) + window if gone and max(gone) + window > now else None
+    if waiting:
+        Notification.objects.filter(pk__in=[n.pk for n in waiting]).update(status=Notification.Status.SUPERSEDED)
+    held = {}
+    for group in groups:
+        replaced = [n.send_after for n in waiting if n.coalesce_key == group]
+        gone = [n.sent_at or n.updated_at for n in rows if n.coalesce_key == group
+                and n.status in (Notification.Status.SENDING, Notification.Status.SENT)]
+        if replaced:  # no later than the first of them would have gone
+            held[group] = None if None in replaced else min(replaced)
+        else:
+            held[group] = max(gone) + window if gone and max(gone) + window > now else None
+    return held
 
 
 def outbox_dispatch(*, limit: int = 50, now=None) -> int:

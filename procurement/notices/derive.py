@@ -59,6 +59,7 @@ APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
 LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
+DECISION_EVENTS = ("approve", "reject", "return", "approve_step")
 
 
 @dataclass
@@ -77,8 +78,13 @@ class Delivery:
 
 def notices_for_task(task_id) -> int:
     """Handle the task's events nobody turned into notices yet. Returns how many were written."""
-    return (sum(_handle_event(event) for event in _unnoticed(task_id=task_id))
-            + _decisions_for_others(ApprovalDecision.objects.filter(approval__task_id=task_id)))
+    events = list(_unnoticed(task_id=task_id))
+    written = sum(_handle_event(event) for event in events)
+    # A decision a delegate made: told to the person they stood in for (a decision that moved
+    # nothing yet is told by the recovery pass's catch-up).
+    if any(event.event in DECISION_EVENTS for event in events):
+        written += _decisions_for_others(ApprovalDecision.objects.filter(approval__task_id=task_id))
+    return written
 
 
 def notices_catch_up() -> int:
@@ -197,7 +203,9 @@ def _retire_notices(event: TaskEvent):
     if kinds:
         Notice.objects.filter(task_id=event.task_id, kind__in=kinds, read_at__isnull=True,
                               created_at__lt=event.at).update(read_at=timezone.now())
-        # Mail held to be coalesced asks for nothing any more either: it is not sent.
+    if ends_a_wait:
+        # Mail held to be coalesced asks for nothing any more either: it is not sent (a new
+        # version's mail replaces its group's held one as it is queued).
         Notification.objects.filter(task_id=event.task_id, kind__in=kinds, status=Notification.Status.QUEUED,
                                     send_after__isnull=False, created_at__lt=event.at).update(
             status=Notification.Status.SUPERSEDED)
