@@ -65,7 +65,7 @@ def credentials() -> dict:
     store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(bob.pk), "django.contrib.auth.backends.ModelBackend"
     store[HASH_SESSION_KEY] = bob.get_session_auth_hash()
     store.create()
-    return {"cookie": f"{settings.SESSION_COOKIE_NAME}={store.session_key}", "token": token_issue(user=alice).key,
+    return {"cookie": f"{settings.SESSION_COOKIE_NAME}={store.session_key}", "token": token_issue(user=alice)[1],
             "sessions": [str(Session.objects.create(owner=alice).pk) for _ in range(32)]}
 
 

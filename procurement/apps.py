@@ -17,8 +17,9 @@ class ProcurementConfig(AppConfig):
         from procurement.history.timetravel import PurchaseHooks
         from procurement.policy import deciding
         from procurement.notices.derive import notices_for_task
+        from procurement.notices.delegations import delegation_notices
 
-        queueing.notices_written_by(notices_for_task)
+        queueing.notices_written_by(notices_for_task, delegations=delegation_notices)
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),

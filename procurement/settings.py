@@ -28,7 +28,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "guardian",
     "django_htmx",
@@ -183,7 +183,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 REST_FRAMEWORK = {
     # Token first: its `WWW-Authenticate` header is what turns "no credentials" into 401, not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "procurement.api.authentication.ExpiringTokenAuthentication",
+        "procurement.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Chat turns (which may call a paid model) and writes are rate-limited per user; reads are not.
@@ -218,6 +218,9 @@ if BUDGET_HOLD not in ("soft", "cap"):
 BUDGET_HOLD_CAP = env_int("BUDGET_HOLD_CAP", 5_000_000)
 # Approvers are reminded once when this little time is left before an approval expires.
 APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
+# An approval step's mail to one person: after one is sent, newer versions within this many seconds
+# are held and coalesced, and only the latest is sent (procurement.infra.outbox).
+MAIL_COALESCE_SECONDS = env_int("MAIL_COALESCE_SECONDS", 120)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -365,6 +368,11 @@ AXES_CLIENT_IP_CALLABLE = "procurement.people.signin.client_address"
 # API tokens (`POST /api/v1/auth/token/`, `manage.py drf_create_token`) stop working this long
 # after they were made; `DELETE /api/v1/auth/token/` and offboarding revoke them at once.
 API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 24 * 30)
+# API tokens (django-rest-knox): one per client, each named, expiring and revocable; sent as
+# `Authorization: Token <key>` (DESIGN §10). Only a digest is kept.
+KNOX_TOKEN_MODEL = "procurement.ApiToken"
+REST_KNOX = {"TOKEN_TTL": timedelta(hours=API_TOKEN_TTL_HOURS), "AUTH_HEADER_PREFIX": "Token",
+             "TOKEN_MODEL": KNOX_TOKEN_MODEL, "AUTO_REFRESH": False}
 
 # Throttle counters live in the cache: Redis when CACHE_URL names one, so every web worker counts together.
 CACHE_URL = env_str("CACHE_URL", "")

@@ -22,6 +22,7 @@ from procurement.purchase import retries, steps
 from procurement.infra.faults import crash_point
 from procurement.notices.arrivals import arrival_checks
 from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
+from procurement.notices.delegations import delegation_notices
 from procurement.policy.escalation import approvals_escalate
 from procurement.infra.outbox import outbox_dispatch, outbox_mark_stuck
 from procurement.receiving.services import erp_receipt_send
@@ -121,11 +122,13 @@ def dispatch_outbox():
 
 @shared_task
 def recover():
-    """The recovery pass (beat): leases, idle tasks, open receipts, approval expiry, notices, outbox."""
+    """The recovery pass (beat): leases, idle tasks, open receipts, approval expiry, notices (a delegation's
+    first day too), outbox."""
     report = recovery_pass()
     notices_catch_up()
     approval_reminders()
     arrival_checks()
+    delegation_notices()
     outbox_mark_stuck(older_than_seconds=settings.AGENT_LEASE_SECONDS)
     outbox_dispatch()
     return str(report)

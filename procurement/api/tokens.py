@@ -1,5 +1,6 @@
 """`/api/v1/auth/token/`: sign in for a token (POST, behind the same lockout as the login page)
-and revoke it (DELETE). Tokens expire (procurement/tokens.py)."""
+and revoke it (DELETE). One token per client, each named (`name`, optional); signing in again
+leaves the person's other tokens working. Tokens expire (procurement.people.tokens)."""
 from django.contrib.auth import authenticate
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -8,16 +9,20 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from procurement.people.tokens import token_expires_at, token_issue, tokens_revoke
+from procurement.models import ApiToken
+from procurement.people.tokens import token_expires_at, token_issue, token_revoke, tokens_revoke
 
 
 class Credentials(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=200, trim_whitespace=False, style={"input_type": "password"})
+    name = serializers.CharField(max_length=100, required=False, allow_blank=True,
+                                 help_text='Which client will hold the token, e.g. "ERP connector".')
 
 
 TokenOut = inline_serializer("TokenOut", {"token": serializers.CharField(),
-                                          "expires_at": serializers.DateTimeField()})
+                                          "expires_at": serializers.DateTimeField(),
+                                          "name": serializers.CharField()})
 
 
 class TokenView(APIView):
@@ -31,14 +36,20 @@ class TokenView(APIView):
     def post(self, request):
         credentials = Credentials(data=request.data)
         credentials.is_valid(raise_exception=True)
+        name = credentials.validated_data.pop("name", "")
         user = authenticate(request._request, **credentials.validated_data)
         if user is None:
             # A locked-out account is answered by the lockout handler (429) on the way out.
             raise exceptions.AuthenticationFailed(_("Wrong username or password."))
-        token = token_issue(user=user)
-        return Response({"token": token.key, "expires_at": token_expires_at(token)})
+        token, key = token_issue(user=user, name=name)
+        return Response({"token": key, "expires_at": token_expires_at(token), "name": token.name})
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request):
-        tokens_revoke(user=request.user)
+        """With a token: that token stops working (the person's other clients keep theirs). Signed
+        in in a browser: every token of theirs does."""
+        if isinstance(request.auth, ApiToken):
+            token_revoke(token=request.auth)
+        else:
+            tokens_revoke(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -5,6 +5,7 @@ runs between steps and tasks (DESIGN §3). Notices are written by whoever the ap
 import logging
 
 from django.db import transaction
+from django.utils import timezone
 
 from procurement.celery import app
 
@@ -16,12 +17,31 @@ INVOICE_POST = "procurement.tasks.invoice_post"
 INVOICES_MATCH = "procurement.tasks.invoices_match"
 EXCEPTION_DECIDED = "procurement.tasks.invoice_exception_decided"
 _write_notices = None  # task id -> how many notices were written; named by the app's ready()
+_write_delegation_notices = None  # () -> how many; named by the app's ready()
 
 
-def notices_written_by(writer) -> None:
-    """Name the function that turns a task's new events into notices (the app does, at start)."""
-    global _write_notices
+def notices_written_by(writer, delegations=None) -> None:
+    """Name the functions that turn a task's new events, and new or starting delegations, into
+    notices (the app does, at start)."""
+    global _write_notices, _write_delegation_notices
     _write_notices = writer
+    _write_delegation_notices = delegations
+
+
+def notify_delegations_on_commit():
+    """Once the current transaction commits, tell the delegates of new delegations (the recovery
+    pass does too, and on each one's first day)."""
+    transaction.on_commit(_notify_delegations)
+
+
+def _notify_delegations():
+    try:
+        written = _write_delegation_notices() if _write_delegation_notices else 0
+    except Exception:
+        log.exception("delegation notices not written now; the recovery pass will")
+        return
+    if written:
+        _task(DISPATCH_OUTBOX).delay()
 
 
 def _task(name: str):
@@ -62,6 +82,13 @@ def enqueue_invoices_match(task_id):
 def enqueue_exception_decided(approval_id):
     """An invoice exception's approval was decided: post or refuse the invoice once this commits."""
     transaction.on_commit(lambda: _task(EXCEPTION_DECIDED).delay(str(approval_id)))
+
+
+def dispatch_at(when):
+    """Send the mail held until `when` then, once the current transaction commits (the recovery
+    pass sends it too, if this is lost)."""
+    delay = max(0.0, (when - timezone.now()).total_seconds()) + 1
+    transaction.on_commit(lambda: _task(DISPATCH_OUTBOX).apply_async(countdown=delay))
 
 
 def enqueue_outbox():

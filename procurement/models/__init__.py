@@ -235,10 +235,11 @@ class Notification(models.Model):
         SENDING = "sending", pgettext_lazy("mail status", "sending")
         SENT = "sent", pgettext_lazy("mail status", "sent")
         UNCERTAIN = "uncertain", pgettext_lazy("mail status", "uncertain: check before sending again")
+        SUPERSEDED = "superseded", pgettext_lazy("mail status", "not sent: a newer mail replaced it")
 
     message_id = models.CharField(max_length=200, unique=True, verbose_name=_("message ID"))
     task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notifications",
-                             verbose_name=_("task"))
+                             verbose_name=_("task"), null=True, blank=True)
     kind = models.CharField(max_length=30, blank=True, help_text=_("The notice kind (templates/notices/<kind>.txt)."),
                             verbose_name=_("kind"))
     to = models.EmailField(verbose_name=_("to"))
@@ -248,6 +249,10 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
+    # Mail that a newer one replaces while it waits (an approval step's, as versions follow each
+    # other): one group per person and step; held until `send_after`, then sent (infra.outbox).
+    coalesce_key = models.CharField(max_length=200, blank=True, db_index=True, verbose_name=_("coalesced as"))
+    send_after = models.DateTimeField(null=True, blank=True, verbose_name=_("held until"))
 
     class Meta:
         verbose_name = _("mail")
@@ -284,7 +289,8 @@ class Notice(models.Model):
     """An in-page notice for one person: the same words as their mail, in their language."""
     recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
     kind = models.CharField(max_length=30)
-    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices")
+    task = models.ForeignKey("agentstate.Task", on_delete=models.PROTECT, related_name="notices", null=True,
+                             blank=True, help_text="The request it is about; none for a delegation's notices.")
     text = models.TextField(help_text="In the recipient's language when it was written.")
     texts = models.JSONField(default=dict, blank=True, help_text="The same notice in each of the site's languages.")
     url = models.CharField(max_length=500, help_text="Absolute link to what the notice is about.")
@@ -342,3 +348,6 @@ from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine  #
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
 # Match tolerances (DESIGN §16), versioned like the approval policy.
 from procurement.models.tolerance import TolerancePolicy, ToleranceRule  # noqa: E402,F401
+
+# API tokens, one per client (django-rest-knox's token model, with a name).
+from procurement.models.tokens import ApiToken  # noqa: E402,F401

@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.functional import lazy
+from django.utils.translation import gettext
 
 from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
@@ -29,7 +30,7 @@ from procurement import workflow
 from procurement.words.labels import actor_label
 from procurement.people.language import language_of, languages_of
 from procurement.words.people import person_label
-from procurement.models import Notice, NoticeSource
+from procurement.models import Notice, NoticeSource, Notification
 from procurement.infra.outbox import notifications_queue
 from procurement.policy.routing import OnlyTheRequester
 from procurement.purchase.requests import request_now
@@ -61,12 +62,13 @@ APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
 LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
 SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
+DECISION_EVENTS = ("approve", "reject", "return", "approve_step")
 
 
 @dataclass
 class Delivery:
     kind: str
-    task: Task
+    task: Task | None  # None: about no request (a delegation)
     key: str
     language: str
     link: str
@@ -74,16 +76,47 @@ class Delivery:
     user: object = None     # an in-page notice for this person, and mail to their address
     email: str = ""         # mail only (the supplier)
     in_chat: bool = False   # told in her conversation about the request too (notices.returned.notice_post)
+    coalesce: str = ""      # mail replaced by a newer one of this group while it waits (infra.outbox)
 
 
 def notices_for_task(task_id) -> int:
     """Handle the task's events nobody turned into notices yet. Returns how many were written."""
-    return sum(_handle_event(event) for event in _unnoticed(task_id=task_id))
+    events = list(_unnoticed(task_id=task_id))
+    written = sum(_handle_event(event) for event in events)
+    # A decision a delegate made: told to the person they stood in for (a decision that moved
+    # nothing yet is told by the recovery pass's catch-up).
+    if any(event.event in DECISION_EVENTS for event in events):
+        written += _decisions_for_others(ApprovalDecision.objects.filter(approval__task_id=task_id))
+    return written
 
 
 def notices_catch_up() -> int:
     """The safety net (recovery pass): recent events of any task that still have no notices."""
-    return sum(_handle_event(event) for event in _unnoticed()[:CATCH_UP_BATCH])
+    return (sum(_handle_event(event) for event in _unnoticed()[:CATCH_UP_BATCH])
+            + _decisions_for_others(ApprovalDecision.objects.all()))
+
+
+def _decisions_for_others(decisions) -> int:
+    """Each decision a delegate made in someone's name, told to that person once (`behalf:<id>`)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.NOTICE_LOOKBACK_SECONDS)
+    rows = list(decisions.filter(on_behalf_of__isnull=False, at__gte=cutoff)
+                .select_related("approval__task__initiator", "decided_by", "on_behalf_of")
+                .order_by("pk")[:CATCH_UP_BATCH])
+    done = set(NoticeSource.objects.filter(key__in=[f"behalf:{d.pk}" for d in rows]).values_list("key", flat=True))
+    return sum(_handle(f"behalf:{d.pk}", None, lambda d=d: [_behalf_delivery(d)])
+               for d in rows if f"behalf:{d.pk}" not in done)
+
+
+def _behalf_delivery(decision: ApprovalDecision) -> Delivery:
+    approval = decision.approval
+    person = decision.on_behalf_of
+    context = request_facts(approval.task) | {
+        "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
+        "delegate": display_name(decision.decided_by), "decision": decision.decision, "comment": decision.comment,
+        "step": decision.step + 1, "steps": len(approval.chain or ()) or 1,
+    }
+    return Delivery("decided_for_you", approval.task, f"behalf:{decision.pk}", language_of(person),
+                    approval_url(approval.pk), context, user=person)
 
 
 def approval_reminders(now=None) -> int:
@@ -156,8 +189,9 @@ def _deliver(d: Delivery, notices: list, mail: list):
             notice_post(task=d.task, kind=d.kind, texts=texts, language=d.language)
     to = d.email or (d.user.email if d.user is not None else "")
     if to:
-        mail.append({"task_id": d.task.pk, "to": to, "subject": rendered.subject, "body": rendered.body,
-                     "key": f"{d.key}:{to}", "kind": d.kind})
+        mail.append({"task_id": d.task.pk if d.task is not None else None, "to": to, "subject": rendered.subject,
+                     "body": rendered.body, "key": f"{d.key}:{to}", "kind": d.kind,
+                     "coalesce": f"{d.coalesce}:{to}" if d.coalesce else ""})
 
 
 # -- what each event tells whom ----------------------------------------------------------------
@@ -172,6 +206,12 @@ def _retire_notices(event: TaskEvent):
     if kinds:
         Notice.objects.filter(task_id=event.task_id, kind__in=kinds, read_at__isnull=True,
                               created_at__lt=event.at).update(read_at=timezone.now())
+    if ends_a_wait:
+        # Mail held to be coalesced asks for nothing any more either: it is not sent (a new
+        # version's mail replaces its group's held one as it is queued).
+        Notification.objects.filter(task_id=event.task_id, kind__in=kinds, status=Notification.Status.QUEUED,
+                                    send_after__isnull=False, created_at__lt=event.at).update(
+            status=Notification.Status.SUPERSEDED)
 
 
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
@@ -200,7 +240,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     link = context["task_url"]
     decided = _decision(task, event)
     if decided is not None:
-        context |= {"approver": display_name(decided.decided_by), "comment": decided.comment,
+        context |= {"approver": _decider_words(decided.decided_by, decided.on_behalf_of), "comment": decided.comment,
                     "earlier": _earlier_comments(decided)}
     if kind == "cancelled":
         said = of_event(event)  # what the history says, in her language; a person's own words as written
@@ -247,16 +287,31 @@ def _reviewer_deliveries(task: Task, key: str, context: dict) -> list[Delivery]:
 def _earlier_comments(decided: Approval) -> list[dict]:
     """What the approvers of a chain's earlier steps wrote when they approved them: the last
     click's comment is the notice's own, theirs would otherwise reach nobody."""
-    decisions = list(decided.decisions.select_related("decided_by"))
-    return [{"step": d.step + 1, "approver": display_name(d.decided_by), "comment": d.comment}
+    decisions = list(decided.decisions.select_related("decided_by", "on_behalf_of"))
+    return [{"step": d.step + 1, "approver": _decider_words(d.decided_by, d.on_behalf_of), "comment": d.comment}
             for d in decisions[:-1] if d.comment.strip()]
+
+
+def _on_behalf(delegate: str, person: str) -> str:
+    return gettext("%(delegate)s on behalf of %(person)s") % {"delegate": delegate, "person": person}
+
+
+# 「Dave Huang（代 Bob Wang）」, in the language the notice is rendered in.
+_on_behalf_lazy = lazy(_on_behalf, str)
+
+
+def _decider_words(decided_by, on_behalf_of):
+    """Who decided, and for whom when a delegate did."""
+    if on_behalf_of is None:
+        return display_name(decided_by)
+    return _on_behalf_lazy(display_name(decided_by), display_name(on_behalf_of))
 
 
 def _decision(task: Task, event: TaskEvent) -> Approval | None:
     if event.event not in ("approve", "reject", "return"):
         return None
     return (Approval.objects.filter(task=task, state_version=event.version - 1).exclude(status=Approval.Status.PENDING)
-            .select_related("decided_by").first())
+            .select_related("decided_by", "on_behalf_of").first())
 
 
 def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delivery]:
@@ -264,7 +319,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     context = request_facts(task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "justification": request_now(task).justification,
+        "revision": approval.scope.get("revision"), "justification": request_now(task).justification,
     }
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
@@ -274,8 +329,11 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     link = approval_url(approval.pk)
     deciders = _deciders_now(approval)
     languages = languages_of([user for user, _instead_of in deciders])  # one query for them all
-    return [Delivery(kind, task, key, languages[user.pk], link, context | {"instead_of": instead_of}, user=user)
-            for user, instead_of in deciders]
+    # A new version's approval asks the same person to decide the same step again: their mail for
+    # the step is one, the latest version's, however quickly versions follow each other.
+    group = f"approval:{task.pk}:{approval.step}" if kind == "approval_new" else ""
+    return [Delivery(kind, task, key, languages[user.pk], link, context | {"instead_of": instead_of}, user=user,
+                     coalesce=group) for user, instead_of in deciders]
 
 
 def _approver_context(approval: Approval) -> dict:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from agentstate.errors import DomainError, NotFound, said
 
+from procurement.infra.queueing import notify_delegations_on_commit
 from procurement.selectors.delegations import forget_delegations
 from procurement.selectors.roles import approvers
 from procurement.models.policy import Delegation
@@ -67,6 +68,7 @@ def delegation_create(*, delegator, delegate_username: str, starts: date, ends: 
         if errors:
             raise said(DomainError(_("The delegation was not saved; see the fields."), errors=errors))
         made = Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
+        notify_delegations_on_commit()  # the delegate is told
     forget_delegations()
     return made
 

@@ -53,3 +53,13 @@ def chain_lines(approval, stand_ins=()) -> list[dict]:
                       "decisions": [decision_words(d) for d in step.decisions], "notes": extra,
                       "current": step.status == "pending"})
     return lines
+
+
+def decision_lines(approval) -> list[str]:
+    """Every decision of every step, as the request's approval history lists them: who decided, for
+    whom when a delegate did, when, and their comment; a chain's steps numbered (「第 2 關：…」)."""
+    steps = chain_view(approval)
+    remember(_named(approval, steps))
+    numbered = len(steps) > 1
+    return [_("Step %(n)s: %(decision)s") % {"n": step.number, "decision": decision_words(d)} if numbered
+            else decision_words(d) for step in steps for d in step.decisions]

@@ -5,7 +5,7 @@ from django.utils.translation import pgettext
 from procurement.words import ages, labels
 from procurement import words, workflow
 from procurement.words.people import person_label
-from procurement.policy.shown import approval_status_words
+from procurement.policy.shown import approval_status_words, decision_lines
 
 register = template.Library()
 
@@ -62,6 +62,12 @@ def revision_words(approval) -> str:
 @register.filter
 def approval_status(approval) -> str:
     return approval_status_words(approval)
+
+
+@register.filter
+def approval_decisions(approval) -> list[str]:
+    """Each step's decisions in words, "on behalf of" included (procurement.policy.shown)."""
+    return decision_lines(approval)
 
 
 @register.filter

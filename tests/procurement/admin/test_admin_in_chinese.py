@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.memory.models import MemoryEntry
 from agentstate.models import Session, Turn
+from procurement.people.tokens import token_issue
 from procurement.words import labels
 from procurement.purchase import services
 from procurement.models import BudgetReservation, Membership, Notification
@@ -49,6 +50,7 @@ def every_table(demo, erp, eager, django_capture_on_commit_callbacks):
                                         content="Monitors from 優品"), by=alice)
     today = timezone.localdate()
     Delegation.objects.create(delegator=demo["bob"], delegate=demo["dave"], starts=today, ends=today + timedelta(days=3))
+    token_issue(user=alice, name="筆電")
     task.refresh_from_db()
     assert task.state == "awaiting_approval"
     return task
@@ -117,7 +119,7 @@ def test_the_admin_index_names_every_table_in_chinese(every_table, demo):
     ("axes.accessattempt", ["登入防護", "登入嘗試", "嘗試時間", "網址路徑", "依嘗試時間篩選"]),
     ("axes.accesslog", ["登入紀錄", "登出時間", "IP 位址", "瀏覽器識別（User-Agent）"]),
     ("axes.accessfailurelog", ["登入失敗", "已鎖定"]),
-    ("authtoken.tokenproxy", ["API 存取權杖", "存取權杖"])])
+    ("procurement.apitoken", ["API 存取權杖", "用戶端"])])
 def test_sign_in_protection_and_api_tokens_read_in_chinese_too(every_table, demo, model, words):
     """django-axes has no Chinese of its own and DRF leaves "Token" in English: the product's
     catalogue says them, from the admin index to each list's columns and filters."""

@@ -3,7 +3,7 @@ the API as a client would, with the permission and bad-input cases."""
 import uuid
 
 import pytest
-from rest_framework.authtoken.models import Token
+from procurement.people.tokens import token_issue
 from rest_framework.test import APIClient
 
 from agentstate.memory.models import MemoryEntry, MemoryEvent
@@ -43,8 +43,8 @@ def test_no_credentials_answers_401():
 
 
 def test_a_token_is_accepted(entries, demo):
-    token = Token.objects.create(user=demo["alice"])
-    response = APIClient().get(MEMORY, HTTP_AUTHORIZATION=f"Token {token.key}")
+    _token, key = token_issue(user=demo["alice"])
+    response = APIClient().get(MEMORY, HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 200 and response.json()["count"] == 3
 
 

@@ -1,6 +1,6 @@
 """`GET /api/v1/notifications/`: the caller's notices only, newest first, paginated."""
 import pytest
-from rest_framework.authtoken.models import Token
+from procurement.people.tokens import token_issue
 from rest_framework.test import APIClient
 
 from agentstate.machine import task_create
@@ -13,7 +13,7 @@ URL = "/api/v1/notifications/"
 def api(user=None):
     client = APIClient()
     if user is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[1]}")
     return client
 
 

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
+from procurement.people.tokens import token_issue
 from rest_framework.test import APIClient
 
 from agentstate.models import Session, Task
@@ -49,9 +49,9 @@ def test_no_task_yet_answers_task_null(demo, session):
 
 @pytest.mark.django_db(transaction=True)
 def test_confirming_by_token_moves_the_task_on(demo, session, erp, eager):
-    token = Token.objects.create(user=demo["alice"])
+    _token, key = token_issue(user=demo["alice"])
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.post(url(session.pk), {"text": "我需要 2 台筆電，給新人"}, format="json")
     body = client.post(url(session.pk), {"text": "好"}, format="json").json()
     assert body["action"] == "submit" and body["task"]["state"] == "awaiting_approval"

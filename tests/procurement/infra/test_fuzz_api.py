@@ -51,7 +51,7 @@ def unthrottled(monkeypatch):
 
 @pytest.fixture
 def tokens(demo):
-    return {name: token_issue(user=demo[name]).key for name in ("alice", "carol")}
+    return {name: token_issue(user=demo[name])[1] for name in ("alice", "carol")}
 
 
 @schema.parametrize()

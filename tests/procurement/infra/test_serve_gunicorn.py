@@ -84,7 +84,7 @@ def post(url: str, token: str, text: str) -> int:
 
 def test_300_chat_posts_under_gunicorn_stay_within_the_connection_bound(demo, server):
     alice = demo["alice"]
-    token = token_issue(user=alice).key
+    token = token_issue(user=alice)[1]
     sessions = [Session.objects.create(owner=alice) for _ in range(10)]
     statuses, seen = [], []
     for n in range(POSTS):

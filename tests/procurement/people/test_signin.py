@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from procurement.models import ApiToken
 from rest_framework.test import APIClient
 
 from agentstate.models import Session
@@ -111,6 +111,21 @@ def test_the_token_endpoint_gives_a_token_that_works_and_says_when_it_expires(de
     assert client.get("/api/v1/tasks/").status_code == 200
 
 
+def test_signing_in_from_a_second_client_leaves_the_first_working(demo):
+    sign_in = {"username": "alice", "password": "demo"}
+    first = APIClient().post(TOKEN_URL, sign_in | {"name": "laptop"}, format="json").json()
+    second = APIClient().post(TOKEN_URL, sign_in | {"name": "ERP connector"}, format="json").json()
+    assert first["token"] != second["token"] and second["name"] == "ERP connector"
+    for key in (first["token"], second["token"]):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        assert client.get("/api/v1/tasks/").status_code == 200
+    assert sorted(ApiToken.objects.filter(user=demo["alice"]).values_list("name", flat=True)) == [
+        "ERP connector", "laptop"]
+    assert all(row.expiry > timezone.now() for row in ApiToken.objects.all()), "each expires"
+    assert not ApiToken.objects.filter(token_key__in=[first["token"], second["token"]]).exists(), "digests only"
+
+
 def test_the_token_endpoint_locks_out_after_thirty_wrong_passwords(demo, settings, monkeypatch):
     from procurement.api.throttles import TokenThrottle
 
@@ -121,31 +136,38 @@ def test_the_token_endpoint_locks_out_after_thirty_wrong_passwords(demo, setting
     assert set(answers[:-1]) == {401} and answers[-1] == 429
     locked = client.post(TOKEN_URL, {"username": "alice", "password": "demo"}, format="json")
     assert locked.status_code == 429 and "locked" in locked.json()["detail"]
-    assert not Token.objects.filter(user=demo["alice"]).exists()
+    assert not ApiToken.objects.filter(user=demo["alice"]).exists()
 
 
 def test_an_expired_token_is_refused_with_401(demo, settings):
-    token = token_issue(user=demo["alice"])
-    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(hours=settings.API_TOKEN_TTL_HOURS + 1))
+    token, key = token_issue(user=demo["alice"])
+    ApiToken.objects.filter(pk=token.pk).update(expiry=timezone.now() - timedelta(minutes=1))
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     response = client.get("/api/v1/tasks/")
     assert response.status_code == 401 and "expired" in response.json()["detail"]
 
 
 def test_a_revoked_token_stops_working(demo):
-    token = token_issue(user=demo["alice"])
+    _token, key = token_issue(user=demo["alice"], name="laptop")
+    _other, other_key = token_issue(user=demo["alice"], name="ERP connector")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert client.delete(TOKEN_URL).status_code == 204
     assert client.get("/api/v1/tasks/").status_code == 401
+    client.credentials(HTTP_AUTHORIZATION=f"Token {other_key}")
+    assert client.get("/api/v1/tasks/").status_code == 200, "each token is revoked on its own"
 
 
 def test_offboarding_revokes_the_persons_tokens(demo):
-    token = token_issue(user=demo["alice"])
+    token_issue(user=demo["alice"], name="laptop")
+    _token, key = token_issue(user=demo["alice"], name="phone")
     report = user_offboard(user=demo["alice"], by=demo["carol"])
-    assert report.tokens_revoked == 1
-    assert not Token.objects.filter(key=token.key).exists()
+    assert report.tokens_revoked == 2
+    assert not ApiToken.objects.filter(user=demo["alice"]).exists()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert client.get("/api/v1/tasks/").status_code == 401
 
 
 @pytest.mark.usefixtures("no_memory_store")

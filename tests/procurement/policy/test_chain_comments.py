@@ -44,8 +44,9 @@ def approved_at_step_one(demo):
 
 def test_her_page_shows_the_step_one_comment_while_step_two_waits(demo, erp, eager):
     task = approved_at_step_one(demo)
-    assert f"第 1 關，Bob Wang：「{STEP_ONE}」" in page_text(demo["alice"], task, "zh-hant")
-    assert f"Step 1, Bob Wang: “{STEP_ONE}”" in page_text(demo["alice"], task, "en")
+    when = r"\d{4}-\d\d-\d\d \d\d:\d\d"
+    assert re.search(f"第 1 關：Bob Wang 核准，{when}：「{STEP_ONE}」", page_text(demo["alice"], task, "zh-hant"))
+    assert re.search(f"Step 1: Bob Wang approved, {when}: “{STEP_ONE}”", page_text(demo["alice"], task, "en"))
 
 
 @pytest.mark.parametrize("decision, comment, kind", [("approve", "", "approved"), ("reject", "本季預算已用完", "rejected"),

@@ -65,7 +65,8 @@ def test_bob_delegates_to_dave_and_dave_approves_an_eng_request_on_behalf_of_bob
     assert "Dave Huang approved on behalf of Bob Wang" in page(demo["bob"], reverse("approval-page", args=[approval.pk]))
     timeline = page(demo["alice"], reverse("task-page", args=[task.pk]), "zh-hant")
     assert "代 Bob Wang 簽核" in timeline
-    assert "</span> · Dave Huang （代 Bob Wang）" in timeline, "the approval history says for whom, as the timeline does"
+    assert '<span class="decision">Dave Huang 代 Bob Wang 核准，' in timeline, \
+        "the approval history says for whom, as the timeline does"
     # bob may not decide it again in person: it is decided, and it was his step.
     assert decide(demo["bob"], approval).status_code == 409
 
