@@ -6,7 +6,7 @@ A question is answered, never filed: it must not become a draft or an item."""
 import re
 from dataclasses import dataclass
 
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
 
 REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)

@@ -342,3 +342,5 @@ from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine  #
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine  # noqa: E402,F401
 # Match tolerances (DESIGN §16), versioned like the approval policy.
 from procurement.models.tolerance import TolerancePolicy, ToleranceRule  # noqa: E402,F401
+# The catalogue's words (items, aliases, accessories, supplier aliases), which the hearing reads.
+from procurement.models.catalogue import AccessoryWord, CatalogueItem, ItemAlias, SupplierAlias  # noqa: E402,F401
