@@ -127,4 +127,8 @@ def _departments_heard(request, monkeypatch):
         demo = vocabulary.table([SimpleNamespace(code="ENG", name="Engineering"),
                                  SimpleNamespace(code="OPS", name="Operations")])
         monkeypatch.setattr(vocabulary, "departments", lambda: demo)
+        # and the catalogue's words a new database starts with
+        from procurement.purchase import catalogue
+
+        monkeypatch.setattr(vocabulary, "items", catalogue.starting_vocabulary)
     yield

@@ -59,6 +59,9 @@ def demo(db, demo_rows):
     with connection.cursor() as cursor:  # the next id after the demo's own, as seeding would leave it
         for sql in connection.ops.sequence_reset_sql(no_style(), [model for model, _ in demo_rows]):
             cursor.execute(sql)
+    from procurement.purchase.catalogue import seed_words
+
+    seed_words()  # the words migration 0021 seeds, again after a test that flushed the tables
     return {u.username: u for u in get_user_model().objects.all()}
 
 

@@ -6,10 +6,10 @@ from django.utils import timezone
 from agentstate.models import Task, Turn
 
 from procurement import workflow
-from procurement.models import Membership, Quote
+from procurement.models import Membership
 from procurement.purchase.requests import request_now
 from procurement.chat import draft as drafts
-from procurement.chat import facts, lexicon, memory_seam
+from procurement.chat import facts, lexicon, memory_seam, vocabulary
 from procurement.chat.brain import Context, MemoryView, TaskView
 
 RECENT_TURNS = 12        # enough to follow a question and its answer; older talk lives in the summary
@@ -51,9 +51,9 @@ def departments_of(user) -> tuple:
     return tuple(sorted(set(codes)))
 
 
-def catalogue() -> tuple:
-    today = timezone.localdate()
-    return tuple(sorted(set(Quote.objects.filter(valid_until__gte=today).values_list("item", flat=True))))
+def catalogue() -> vocabulary.Catalogue:
+    """The items quoted today, with the words the catalogue is heard by (one query)."""
+    return vocabulary.catalogue(timezone.localdate())
 
 
 def task_view(task: Task) -> TaskView:

@@ -20,7 +20,7 @@ from procurement.words import refusal
 from procurement.chat.sheet import pending_text
 from procurement.quotesheet.services import SheetAnswerRefused, open_questions, quote_question_answer
 from procurement.models import Department
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.chat import draft as drafts
 from procurement.chat import dates, facts, lexicon, memory_seam
 from procurement.chat import receive as receiving

@@ -12,7 +12,8 @@ from django.utils.translation import pgettext_lazy
 from procurement.words.labels import department_code_label, item_label
 from procurement.models import Quote
 from procurement.purchase.tax import with_tax
-from procurement.purchase.pricing import award, match_item
+from procurement.purchase.pricing import award
+from procurement.chat.vocabulary import match_item, words_of
 from procurement.words.money import ntd
 from procurement.chat.dates import day_words
 from procurement.words.phrases import in_lang, language, listed, say
@@ -107,11 +108,12 @@ def describe_lines(lines: list[dict], lang: str) -> str:
 money = lazy(ntd, str)
 
 
-def estimate(lines: list[dict]) -> tuple[Decimal, Decimal] | None:
-    """(subtotal, total) of the best offer for complete lines today, or None if it cannot be priced."""
+def estimate(lines: list[dict], catalogue=()) -> tuple[Decimal, Decimal] | None:
+    """(subtotal, total) of the best offer for complete lines today, or None if it cannot be priced.
+    The lines are read with the words `catalogue` carries (read afresh if it carries none)."""
     if not lines or any(not line.get("quantity") for line in lines):
         return None
-    result = award(lines, Quote.objects.select_related("supplier"), timezone.localdate())
+    result = award(lines, Quote.objects.select_related("supplier"), timezone.localdate(), words_of(catalogue))
     return (result.subtotal, result.total) if result.supplier else None
 
 

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from procurement.purchase.pricing import SYNONYMS, match_item
 from procurement.chat import dates, lexicon, vocabulary
+from procurement.chat.vocabulary import item_words, match_item
 from procurement.chat.normalise import cn_int
 
 EN_NUMBERS = {w: n for n, w in enumerate(
@@ -149,8 +149,8 @@ def find_money(text: str) -> tuple[Decimal | None, str]:
     return None, text
 
 
-def _item_span(clause: str, item: str) -> tuple[int, int]:
-    words = sorted({*SYNONYMS.get(item, []), item.lower()}, key=len, reverse=True)
+def _item_span(clause: str, item: str, catalogue) -> tuple[int, int]:
+    words = item_words(item, catalogue)
     found = [m.span() for w in words for m in re.finditer(re.escape(w), clause)]
     return min(found) if found else (0, 0)
 
@@ -177,7 +177,7 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
             continue
         item = match_item(clause, catalogue)
         if item in catalogue:
-            start, end = _item_span(clause, item)
+            start, end = _item_span(clause, item, catalogue)
             if POSSESSIVE.search(clause[:start]):
                 hers.append(item)
                 continue
@@ -379,7 +379,7 @@ def _specs(text: str, catalogue) -> list[str]:
         for match in SPEC.finditer(clause):
             rest = clause[match.end():]
             item = match_item(rest.lower(), catalogue)
-            start, end = _item_span(rest.lower(), item) if item in catalogue else (0, 0)
+            start, end = _item_span(rest.lower(), item, catalogue) if item in catalogue else (0, 0)
             if end and start <= 12:
                 end += len(re.match(r"[a-z]*", rest[end:], re.IGNORECASE).group())  # "monitor" + "s"
             else:  # "16GB RAM": the word it qualifies

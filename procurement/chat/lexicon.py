@@ -5,6 +5,7 @@ request, so short intents (yes, cancel) must be the whole message."""
 import re
 
 from procurement.chat import normalise
+from procurement.chat.phrasebook import Phrases
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -75,18 +76,28 @@ _CANCEL_BEFORE = (r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|o
                   r"(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?")
 _CANCEL_AFTER = r"(?:\s*(?:吧|了|啦|好了))?(?:\s*(?:不是要送出|不是送出|不要送出|not submit(?: it)?|don't submit(?: it)?))?"
 CANCEL = re.compile(rf"^{_CANCEL_BEFORE}{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?{_CANCEL_AFTER}$")
-STATUS = re.compile(r"\b(status|where is my|where's my|progress|any update|any news|how is my request|"
-                    r"what happened to my)\b|進度|狀態|到哪|怎麼樣了|進行到|處理到")
-CONTINUE = re.compile(r"\b(continue|resume|pick up where|carry on|my last request|where we left off)\b|"
-                      r"繼續|剛才那件|剛剛那件|上次那件|接著做|接續")
-STANDING = re.compile(r"\b(from now on|always|every time|in future|in the future|going forward|by default|"
-                      r"remember (?:that|i|my|we|our))\b|以後都|以後|之後都|每次都|從現在起|從今以後|一律|"
-                      r"^(?:請|麻煩)?(?:幫我)?(?:記住|記得)")
-ONE_OFF = re.compile(r"\b(this time|just this once|for this one|for this request)\b|這次|這一次|本次|這回")
-DELIVERY = re.compile(r"\b(deliver|ship|send it|send them)\b|送到|寄到|送去|交貨")
+STATUS = Phrases(en=("status", "where is my", "where's my", "progress", "any update", "any news", "how is my request",
+                     "what happened to my"),
+                 zh=("進度", "狀態", "到哪", "怎麼樣了", "進行到", "處理到"))
+CONTINUE = Phrases(en=("continue", "resume", "pick up where", "carry on", "my last request", "where we left off"),
+                   zh=("繼續", "剛才那件", "剛剛那件", "上次那件", "接著做", "接續"))
+STANDING = Phrases(en=("from now on", "always", "every time", "in future", "in the future", "going forward", "by default",
+                       "remember that", "remember i", "remember my", "remember we", "remember our"),
+                   zh=("以後都", "以後", "之後都", "每次都", "從現在起", "從今以後", "一律"))
+# 「記住…」 「請幫我記得…」 said first: a standing preference too.
+STANDING_ASKED = re.compile(r"^(?:請|麻煩)?(?:幫我)?(?:記住|記得)")
+ONE_OFF = Phrases(en=("this time", "just this once", "for this one", "for this request"), zh=("這次", "這一次", "本次", "這回"))
+DELIVERY = Phrases(en=("deliver", "ship", "send it", "send them"), zh=("送到", "寄到", "送去", "交貨"))
 # Asking for something to be bought; 「要2台」 (normalised: its count in digits) too.
-REQUEST_VERB = re.compile(r"\b(need|want|would like|'d like|buy|order|get|purchase|looking for)\b|"
-                          r"需要|想要|要買|我要|想買|購買|採購|請購|要(?=\s*\d)", re.IGNORECASE)
+REQUEST_VERB = Phrases(en=("need", "want", "would like", "'d like", "buy", "order", "get", "purchase", "looking for"),
+                       zh=("需要", "想要", "要買", "我要", "想買", "購買", "採購", "請購"))
+WANTS_A_COUNT = re.compile(r"要(?=\s*\d)")
+
+
+def requests(text: str) -> bool:
+    """Whether the text asks for something to be bought (REQUEST_VERB, or 「要2台」)."""
+    return REQUEST_VERB.search(text) or bool(WANTS_A_COUNT.search(text))
+
 
 # Things no message can make the agent do. Each names who does it instead.
 INJECTION = {
@@ -165,24 +176,23 @@ def cancel_asked(text: str) -> str | None:
 
 
 def is_status(text: str) -> bool:
-    return bool(STATUS.search(text.lower()))
+    return STATUS.search(text)
 
 
 def is_continue(text: str) -> bool:
-    return bool(CONTINUE.search(text.lower()))
+    return CONTINUE.search(text)
 
 
 def is_standing(text: str) -> bool:
-    return bool(STANDING.search(text.lower()))
+    return STANDING.search(text) or bool(STANDING_ASKED.search(text.lower()))
 
 
 def is_one_off(text: str) -> bool:
-    lowered = text.lower()
-    return bool(ONE_OFF.search(lowered) or DELIVERY.search(lowered))
+    return ONE_OFF.search(text) or DELIVERY.search(text)
 
 
 def is_request(text: str) -> bool:
-    return bool(REQUEST_VERB.search(text.lower()))
+    return requests(text)
 
 
 def injections(text: str) -> list[str]:

@@ -6,7 +6,7 @@ A question is answered, never filed: it must not become a draft or an item."""
 import re
 from dataclasses import dataclass
 
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
 
 REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
@@ -78,7 +78,6 @@ ALL_OPEN = re.compile(r"\ball\b[^?.!]*\bopen\b|\bopen requests\b|\ball (?:of )?m
 # Words that only ask after a request already made, whatever verb rides along (請購 is also a noun).
 ASKED_AFTER = re.compile(r"到哪|進度|狀態|怎麼樣了|那張|那筆|\b(?:status|progress|where is|where's)\b", re.IGNORECASE)
 QUESTION_MARK = re.compile(r"[?？]\s*$|嗎\s*$|呢\s*$")
-REQUEST_WORDS = lexicon.REQUEST_VERB
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ def question_of(text: str, catalogue=()) -> Question | None:
     if topic is None:
         return None
     asked_after = LATEST.search(text) or ASKED_AFTER.search(text)  # 「上一張請購到哪了」 asks; it files nothing
-    if topic in ("po", "status", "money", "nudge", "stock") and REQUEST_WORDS.search(text) \
+    if topic in ("po", "status", "money", "nudge", "stock") and lexicon.requests(text) \
             and not QUESTION_MARK.search(text) and not ref and not task_id and not asked_after:
         return None  # "I need a purchase order for 2 laptops" files a request
     item = match_item(text, catalogue) if not ref and not task_id else None
@@ -114,4 +113,4 @@ def question_of(text: str, catalogue=()) -> Question | None:
 
 def is_open_question(text: str) -> bool:
     """A question mark with no request words: asked, not filed."""
-    return bool(QUESTION_MARK.search(text)) and not REQUEST_WORDS.search(text)
+    return bool(QUESTION_MARK.search(text)) and not lexicon.requests(text)

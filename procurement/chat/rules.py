@@ -9,7 +9,7 @@ from datetime import date
 
 from procurement import workflow
 from procurement.infra.limits import MAX_QUANTITY
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.chat import dates, lexicon
 from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
@@ -53,7 +53,7 @@ class RuleBrain(ArrivalHandlers):
             "injection": lambda: bool(heard.injection),
             "thanks": lambda: lexicon.is_thanks(message),
             "ack": lambda: lexicon.is_ack(message),
-            "pick": lambda: bool(pick(message, ctx.choices, ctx.candidates)),
+            "pick": lambda: bool(pick(message, ctx.choices, ctx.candidates, ctx.catalogue)),
             "yes": lambda: heard.yes,
             "no": lambda: heard.no,
             "yes_or_no": lambda: heard.yes or heard.no,
@@ -84,7 +84,7 @@ class RuleBrain(ArrivalHandlers):
         return Proposal(say("acknowledged", ctx.lang), NoAction(), expects=ctx.expects, keep_confirming=True)
 
     def attach_picked(self, ctx, heard):
-        return Proposal(say("attached", ctx.lang), Attach(task_id=pick(ctx.message, ctx.choices, ctx.candidates)))
+        return Proposal(say("attached", ctx.lang), Attach(task_id=pick(ctx.message, ctx.choices, ctx.candidates, ctx.catalogue)))
 
     def answer_amend(self, ctx, heard):
         if (ctx.confirming or {}).get("action") != "amend":
@@ -434,7 +434,7 @@ def merge_lines(lines: list[dict], found, catalogue, *, drop_unknown: bool = Fal
     return lines
 
 
-def pick(message: str, choices: tuple, candidates: tuple) -> str | None:
+def pick(message: str, choices: tuple, candidates: tuple, catalogue=()) -> str | None:
     """Which offered task the requester chose: by number, ordinal or the item it buys."""
     text = lexicon.normalised(message)
     number = re.fullmatch(rf"(?:no\.?\s*|number\s*|#|第)?({NUMBER})(?:\s*(?:個|筆|件|one))?", text)
@@ -443,6 +443,7 @@ def pick(message: str, choices: tuple, candidates: tuple) -> str | None:
         index = len(choices)
     if index and 1 <= index <= len(choices):
         return choices[index - 1]
-    named = [t.id for t in candidates if t.id in choices and any(
-        match_item(message) == match_item(line["description"]) for line in t.lines if match_item(message))]
+    item = match_item(message, catalogue)
+    named = [t.id for t in candidates if t.id in choices and item and any(
+        item == match_item(line["description"], catalogue) for line in t.lines)]
     return named[0] if len(named) == 1 else None

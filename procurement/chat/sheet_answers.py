@@ -4,7 +4,7 @@ import re
 from decimal import Decimal
 
 from procurement.chat import lexicon
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.quotesheet import checks
 
 DROP = re.compile(r"刪除|刪掉|移除|拿掉|去掉|不要(?:這|那)?(?:一)?(?:列|筆|行)?$|略過|跳過|排除|\b(?:drop|remove|delete|skip|"

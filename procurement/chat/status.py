@@ -156,7 +156,7 @@ def supplier_reply(task, lang: str) -> str:
 
 def stock_reply(item: str, catalogue, lang: str) -> str:
     """"Do we have laptops in stock?": nothing here sees a stock room; what it costs to buy one today."""
-    priced = drafts.estimate([{"description": item, "quantity": 1}]) if item in catalogue else None
+    priced = drafts.estimate([{"description": item, "quantity": 1}], catalogue) if item in catalogue else None
     if priced is None:
         return say("stock_none", lang, items=drafts.catalogue_words(catalogue, lang))
     return say("stock", lang, item=drafts.item_name(item, lang), total=drafts.money(priced[1]))

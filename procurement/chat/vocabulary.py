@@ -1,4 +1,10 @@
-"""What the hearing knows by name, read from the database: the departments.
+"""What the hearing knows by name, read from the database: the catalogue's items and their
+aliases, the accessory words and the suppliers' other names (procurement.purchase.catalogue);
+and the departments.
+
+The catalogue is read in each turn's one catalogue query (`catalogue`): the items somebody quotes
+today and every word of the vocabulary, as one union, never cached, so an item or an alias added
+in the admin is heard in the next message in every process, at no query more than before.
 
 A department is heard by its code (ENG), its name as stored (an admin's 「採購部」 or "Legal"),
 and its name in each language the pages show it in (Engineering / 工程部). The demo's two carry
@@ -11,9 +17,55 @@ from functools import lru_cache
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from django.db.models import CharField, IntegerField, Value
+
 from procurement.words.labels import department_label
-from procurement.models import Department
+from procurement.models import Department, Quote
+from procurement.purchase import catalogue as words_table
+from procurement.purchase import pricing
 from procurement.words.phrases import language
+
+QUOTED = "quoted"
+
+
+class Catalogue(tuple):
+    """The items somebody quotes today, by name (a tuple, as the hearing has always had it), with
+    `words`: the vocabulary they and the other catalogue items are heard by."""
+
+    def __new__(cls, names=(), words: pricing.Vocabulary | None = None):
+        made = super().__new__(cls, names)
+        made.words = words
+        return made
+
+
+def catalogue(today) -> Catalogue:
+    """The items quoted on `today` and the catalogue's words, in one query."""
+    quoted = (Quote.objects.filter(valid_until__gte=today)
+              .values_list(Value(QUOTED, output_field=CharField()), "item", Value("", output_field=CharField()),
+                           Value(0, output_field=IntegerField())))
+    rows = list(words_table.word_rows(quoted))
+    return Catalogue(sorted({name for kind, name, _w, _o in rows if kind == QUOTED}), words_table.vocabulary_of(rows))
+
+
+def items() -> pricing.Vocabulary:
+    """The catalogue's words, read now (one query): for a caller that has no turn's catalogue."""
+    return words_table.vocabulary()
+
+
+def words_of(catalogue=()) -> pricing.Vocabulary:
+    """The vocabulary a catalogue carries; a bare tuple of names carries none, so it is read."""
+    words = getattr(catalogue, "words", None)
+    return words if words is not None else items()
+
+
+def match_item(text: str, catalogue=()) -> str | None:
+    """The catalogue item `text` names (pricing.match_item, with the catalogue's words), or None."""
+    return pricing.match_item(text, words_of(catalogue), catalogue)
+
+
+def item_words(item: str, catalogue=()) -> list[str]:
+    """The words `item` is heard by, longest first."""
+    return words_of(catalogue).words(item)
 
 # More words for the demo's departments (DESIGN §10), beside their codes and names.
 ALIASES = {"ENG": (r"工程(?!師)", "研發部"), "OPS": ("營運", "維運")}

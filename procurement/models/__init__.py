@@ -351,3 +351,6 @@ from procurement.models.tolerance import TolerancePolicy, ToleranceRule  # noqa:
 
 # API tokens, one per client (django-rest-knox's token model, with a name).
 from procurement.models.tokens import ApiToken  # noqa: E402,F401
+
+# The catalogue's words (items, aliases, accessories, supplier aliases), which the hearing reads.
+from procurement.models.catalogue import AccessoryWord, CatalogueItem, ItemAlias, SupplierAlias  # noqa: E402,F401

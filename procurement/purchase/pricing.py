@@ -4,6 +4,7 @@ add 5% business tax, and award the whole request to one supplier. Plain inputs, 
 Money follows Taiwan practice (DESIGN §7): the tax comes from `invoicing.tax.totals`, the one
 place 營業稅 is computed."""
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from statistics import median
@@ -15,20 +16,22 @@ from procurement.purchase.tax import cents, totals
 
 CURRENCY = "TWD"  # quotes in another currency are not priced; the award names the one it used
 
-# Canonical item -> words people use for it. English words also match their plurals.
-SYNONYMS = {
-    "Laptop": ["laptop", "notebook", "notebook computer", "筆電", "筆記型電腦", "笔记本电脑"],
-    "Monitor": ["monitor", "screen", "display", "螢幕", "顯示器", "显示器"],
-    "Keyboard": ["keyboard", "鍵盤", "键盘"],
-    "USB-C dock": ["usb-c dock", "usb c dock", "usbc dock", "dock", "docking station", "擴充座", "擴充基座"],
-    "Office chair": ["office chair", "chair", "desk chair", "ergonomic chair", "椅子", "辦公椅", "電腦椅", "人體工學椅",
-                     "工學椅", "辦公室椅子"],
-}
-# Things bought *for* an item ("monitor arm", "筆電包") are not the item; we ask rather than
-# buy a NT$35,000 laptop for someone who wanted a stand.
-ACCESSORIES = ["arm", "stand", "bag", "case", "cover", "protector", "mat", "sleeve", "charger", "adapter",
-               "cable", "cushion", "mount", "riser", "lock", "wrist rest", "保護貼", "支架", "電腦包", "筆電包",
-               "充電器", "傳輸線", "鍵盤膜", "椅墊"]
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The catalogue's words, as plain data (the database keeps them: procurement.purchase.catalogue).
+
+    `items`: canonical item -> the words people use for it (English words also match their
+    plurals; the item's own name always counts). `accessories`: things bought *for* an item
+    ("monitor arm", 「筆電包」), which are not the item: we ask rather than buy a NT$35,000 laptop
+    for someone who wanted a stand. `suppliers`: a supplier's name -> its other names."""
+    items: Mapping[str, tuple] = field(default_factory=dict)
+    accessories: tuple = ()
+    suppliers: Mapping[str, tuple] = field(default_factory=dict)
+
+    def words(self, item: str) -> list[str]:
+        """The words an item is heard by, longest first."""
+        return sorted({*(w.lower() for w in self.items.get(item, ())), item.lower()}, key=len, reverse=True)
 
 
 def _mentions(text: str, word: str) -> re.Match | None:
@@ -37,19 +40,19 @@ def _mentions(text: str, word: str) -> re.Match | None:
     return re.search(re.escape(word), text)
 
 
-def match_item(description: str, items=()) -> str | None:
+def match_item(description: str, vocabulary: Vocabulary, items=()) -> str | None:
     """The canonical item a free-text description names, or None.
 
     The longest word that matches wins, so "laptop docking station" is a dock, not a laptop.
-    `items` adds quoted item names outside the synonym table (matched by their own name)."""
+    `items` adds quoted item names outside the vocabulary (matched by their own name)."""
     text = " ".join(str(description).lower().split())
-    if any(_mentions(text, word) for word in ACCESSORIES):
+    if any(_mentions(text, word.lower()) for word in vocabulary.accessories):
         return None
-    vocabulary = {item: [*words, item.lower()] for item, words in SYNONYMS.items()}
+    names = {item: vocabulary.words(item) for item in vocabulary.items}
     for item in items:
-        vocabulary.setdefault(item, [item.lower()])
+        names.setdefault(item, [item.lower()])
     best, best_len = None, 0
-    for item, words in vocabulary.items():
+    for item, words in names.items():
         for word in words:
             if len(word) > best_len and _mentions(text, word):
                 best, best_len = item, len(word)
@@ -155,18 +158,18 @@ def _entry(offer: _Offer, wanted: list[str], priced=None) -> dict:
     return entry
 
 
-def _read_lines(lines, known_items) -> list[_Line]:
+def _read_lines(lines, known_items, vocabulary: Vocabulary) -> list[_Line]:
     return [_Line(str(_get(line, "description")), int(_get(line, "quantity")),
-                  match_item(_get(line, "description"), known_items)) for line in lines]
+                  match_item(_get(line, "description"), vocabulary, known_items)) for line in lines]
 
 
-def award(lines, quotes, today: date) -> Award:
+def award(lines, quotes, today: date, vocabulary: Vocabulary) -> Award:
     """Award the request whole to the supplier with the lowest total among those quoting
     every line with a quote valid on `today`; ties go to the shorter lead time (the
     slowest line), then the supplier name. Otherwise explain what the requester must change."""
     quotes = list(quotes)
     known_items = sorted({_get(q, "item") for q in quotes})
-    request = _read_lines(lines, known_items)
+    request = _read_lines(lines, known_items, vocabulary)
     if not request:
         return Award(None, question=say("ask_what_to_buy"))
     items = list(dict.fromkeys(line.item for line in request if line.item))

@@ -30,6 +30,7 @@ from procurement.policy.last_step import chosen_route
 from procurement.policy.routing import OnlyTheRequester, one_level_higher, policy_route
 from procurement.policy.rules import current_policy
 from procurement.policy.tolerances import purchase_order_record
+from procurement.purchase.catalogue import vocabulary
 from procurement.purchase.pricing import asking, award
 from procurement.purchase.given import given_prices, past_tolerance
 from procurement.purchase.sheets import sheet_quotes
@@ -125,7 +126,7 @@ def compare_quotes(step: Step):
         quotes = quotes.filter(supplier__name=choice)
         extra = [quote for quote in extra if quote["supplier"] == choice]
     quotes = [*quotes, *extra]
-    result = award(lines, quotes, timezone.localdate())
+    result = award(lines, quotes, timezone.localdate(), vocabulary())
     if result.question:
         step.move("ask", data={**asking(result.question), "comparison": result.comparison}, reason=result.question)
         return

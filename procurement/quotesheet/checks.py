@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 
-from procurement.purchase.pricing import match_item
+from procurement.purchase.pricing import Vocabulary, match_item
 from procurement.models.taxid import validate_tax_id
 from procurement.quotesheet.reader import SheetRow
 from procurement.words.quotesheet import PRICE, TAX_ID, UNKNOWN_ITEM  # noqa: F401  (the kinds, named where they are worded)
@@ -29,11 +29,13 @@ def tax_id_valid(value: str) -> bool:
 
 
 class Suppliers:
-    """The supplier list: by name (any case) and by 統一編號."""
+    """The supplier list: by name or another name it goes by (any case), and by 統一編號."""
 
-    def __init__(self, pairs):
+    def __init__(self, pairs, aliases: dict | None = None):
         pairs = list(pairs)
-        self.by_name = {name.casefold(): (name, tax_id) for name, tax_id in pairs}
+        self.by_name = {other.casefold(): (name, tax_id) for name, tax_id in pairs
+                        for other in (aliases or {}).get(name, ())}
+        self.by_name |= {name.casefold(): (name, tax_id) for name, tax_id in pairs}
         self.by_tax = {tax_id: name for name, tax_id in pairs}
 
     def listed(self, name: str, tax_id: str) -> str | None:
@@ -44,9 +46,9 @@ class Suppliers:
         return named[0] if named and not tax_id else None
 
 
-def row_state(row: SheetRow, *, catalogue: dict[str, Decimal], suppliers: Suppliers) -> dict:
+def row_state(row: SheetRow, *, catalogue: dict[str, Decimal], suppliers: Suppliers, vocabulary: Vocabulary) -> dict:
     """The row as State keeps it: what it says, which catalogue item and listed supplier it is."""
-    item = match_item(row.item, sorted(catalogue))
+    item = match_item(row.item, vocabulary, sorted(catalogue))
     item = item if item in catalogue else None
     return {**{k: str(v) if k == "unit_price" else v for k, v in asdict(row).items()},
             "catalogue_item": item, "listed_supplier": suppliers.listed(row.supplier, row.tax_id), "status": "ok"}
@@ -82,9 +84,10 @@ def price_exception(row: dict, *, catalogue: dict[str, Decimal], tolerance_perce
 
 
 def sheet_check(rows: list[SheetRow], *, catalogue: dict[str, Decimal], suppliers: Suppliers,
-                tolerance_percent: int) -> tuple[list[dict], list[dict]]:
-    """(rows as State keeps them, questions), questions numbered from 1 in row order, all open."""
-    states = [row_state(row, catalogue=catalogue, suppliers=suppliers) for row in rows]
+                tolerance_percent: int, vocabulary: Vocabulary) -> tuple[list[dict], list[dict]]:
+    """(rows as State keeps them, questions), questions numbered from 1 in row order, all open.
+    Items are read with the catalogue's words (`vocabulary`)."""
+    states = [row_state(row, catalogue=catalogue, suppliers=suppliers, vocabulary=vocabulary) for row in rows]
     questions = []
     for state in states:
         for exception in exceptions(state, catalogue=catalogue, suppliers=suppliers,

@@ -22,6 +22,7 @@ from procurement import workflow
 from procurement.infra.inputguard import file_name_too_long
 from procurement.infra.limits import MAX_FILE_NAME_CHARS
 from procurement.models import Quote, Supplier
+from procurement.purchase import catalogue as words_table
 from procurement.purchase import pricing
 from procurement.purchase.services import request_draft_save
 from procurement.quotesheet import checks
@@ -47,8 +48,10 @@ def catalogue_medians() -> dict[str, Decimal]:
     return pricing.medians(Quote.objects.filter(valid_until__gte=today, currency="TWD").values("item", "unit_price"))
 
 
-def supplier_list() -> checks.Suppliers:
-    return checks.Suppliers(Supplier.objects.values_list("name", "tax_id"))
+def supplier_list(vocabulary: pricing.Vocabulary | None = None) -> checks.Suppliers:
+    """The listed suppliers, also by the other names the catalogue's words give them."""
+    vocabulary = vocabulary or words_table.vocabulary()
+    return checks.Suppliers(Supplier.objects.values_list("name", "tax_id"), vocabulary.suppliers)
 
 
 def quote_sheet_attach(*, user, content: bytes, filename: str, content_type: str = "", task=None,
@@ -61,8 +64,9 @@ def quote_sheet_attach(*, user, content: bytes, filename: str, content_type: str
     if task is not None and task.state != workflow.DRAFT:
         raise Conflict(f"A quote sheet is attached while drafting; this request is {task.state}.",
                        state=task.state)
-    catalogue, suppliers = catalogue_medians(), supplier_list()
-    states, questions = checks.sheet_check(rows, catalogue=catalogue, suppliers=suppliers,
+    vocabulary = words_table.vocabulary()
+    catalogue, suppliers = catalogue_medians(), supplier_list(vocabulary)
+    states, questions = checks.sheet_check(rows, catalogue=catalogue, suppliers=suppliers, vocabulary=vocabulary,
                                            tolerance_percent=settings.QUOTE_SHEET_PRICE_TOLERANCE_PERCENT)
     with transaction.atomic():
         if task is None:

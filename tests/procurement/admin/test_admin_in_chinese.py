@@ -17,7 +17,7 @@ from agentstate.models import Session, Turn
 from procurement.people.tokens import token_issue
 from procurement.words import labels
 from procurement.purchase import services
-from procurement.models import BudgetReservation, Membership, Notification
+from procurement.models import BudgetReservation, Membership, Notification, Supplier, SupplierAlias
 from procurement.models.policy import Delegation
 
 from tests.procurement.page_text import english_words, visible_text
@@ -39,7 +39,7 @@ CODES |= set(Membership.Role.values) | set(BudgetReservation.Status.values) | se
 @pytest.fixture
 def every_table(demo, erp, eager, django_capture_on_commit_callbacks):
     """A row in each table: a request waiting for approval (its events, checkpoints, ERP call,
-    budget hold and mail), alice's conversation and a memory of hers, a delegation."""
+    budget hold and mail), alice's conversation and a memory of hers, a delegation, a supplier's other name."""
     alice = demo["alice"]
     session = Session.objects.create(owner=alice, title="monitors")
     with django_capture_on_commit_callbacks(execute=True):  # the agent's steps run, up to bob's approval
@@ -51,6 +51,7 @@ def every_table(demo, erp, eager, django_capture_on_commit_callbacks):
     today = timezone.localdate()
     Delegation.objects.create(delegator=demo["bob"], delegate=demo["dave"], starts=today, ends=today + timedelta(days=3))
     token_issue(user=alice, name="筆電")
+    SupplierAlias.objects.create(supplier=Supplier.objects.first(), words="優品電腦", language="zh")
     task.refresh_from_db()
     assert task.state == "awaiting_approval"
     return task

@@ -8,7 +8,10 @@ import pytest
 
 from procurement.models import Quote, Supplier
 from procurement.purchase.tax import business_tax, totals, with_tax
+from procurement.purchase.catalogue import starting_vocabulary
 from procurement.purchase.pricing import award, match_item
+
+WORDS = starting_vocabulary()  # the catalogue's words a new database starts with
 
 TODAY = date(2026, 3, 1)
 NEXT_YEAR = TODAY + timedelta(days=365)
@@ -28,7 +31,7 @@ def test_lowest_total_among_suppliers_quoting_every_line_wins():
         quote("Alpha", "Laptop", "35000"), quote("Alpha", "Monitor", "6500"),
         quote("Beta", "Laptop", "34500"), quote("Beta", "Monitor", "6800"),
     ]
-    result = award([line("laptop", 2), line("monitor", 3)], quotes, TODAY)
+    result = award([line("laptop", 2), line("monitor", 3)], quotes, TODAY, WORDS)
 
     # Alpha: 70,000 + 19,500 = 89,500; Beta: 69,000 + 20,400 = 89,400
     assert result.supplier == "Beta"
@@ -48,7 +51,7 @@ def test_equal_totals_go_to_the_shorter_lead_time_of_the_slowest_line():
         quote("Alpha", "Laptop", "35000", lead_time_days=3), quote("Alpha", "Keyboard", "1500", lead_time_days=9),
         quote("Beta", "Laptop", "35000", lead_time_days=7), quote("Beta", "Keyboard", "1500", lead_time_days=7),
     ]
-    result = award([line("laptop"), line("keyboard")], quotes, TODAY)
+    result = award([line("laptop"), line("keyboard")], quotes, TODAY, WORDS)
 
     assert result.supplier == "Beta"
     assert result.lead_time_days == 7
@@ -57,7 +60,7 @@ def test_equal_totals_go_to_the_shorter_lead_time_of_the_slowest_line():
 def test_equal_totals_and_lead_times_go_to_the_supplier_name_first_in_order():
     quotes = [quote("Zenith", "Monitor", "6500", 4), quote("Apex", "Monitor", "6500", 4)]
 
-    assert award([line("monitor")], quotes, TODAY).supplier == "Apex"
+    assert award([line("monitor")], quotes, TODAY, WORDS).supplier == "Apex"
 
 
 def test_cheaper_supplier_missing_an_item_is_excluded_and_shown_as_missing_it():
@@ -65,7 +68,7 @@ def test_cheaper_supplier_missing_an_item_is_excluded_and_shown_as_missing_it():
         quote("Cheap IT", "Laptop", "30000"),
         quote("Full Range", "Laptop", "35800"), quote("Full Range", "Office chair", "8500"),
     ]
-    result = award([line("laptop"), line("office chair")], quotes, TODAY)
+    result = award([line("laptop"), line("office chair")], quotes, TODAY, WORDS)
 
     assert result.supplier == "Full Range"
     assert result.total == Decimal("46515.00")  # (35,800 + 8,500) × 1.05
@@ -80,7 +83,7 @@ def test_expired_quote_is_ignored_even_when_cheaper():
         quote("Stale", "Laptop", "20000", valid_until=TODAY - timedelta(days=1)),
         quote("Current", "Laptop", "35000", valid_until=TODAY),  # valid through today
     ]
-    result = award([line("laptop")], quotes, TODAY)
+    result = award([line("laptop")], quotes, TODAY, WORDS)
 
     assert result.supplier == "Current"
     assert result.total == Decimal("36750.00")
@@ -90,7 +93,7 @@ def test_expired_quote_is_ignored_even_when_cheaper():
 
 def test_no_single_supplier_quoting_every_line_asks_the_requester_to_split():
     quotes = [quote("IT Shop", "Laptop", "35000"), quote("Furniture Co", "Office chair", "8200")]
-    result = award([line("laptop"), line("chair", 4)], quotes, TODAY)
+    result = award([line("laptop"), line("chair", 4)], quotes, TODAY, WORDS)
 
     assert result.supplier is None
     assert result.total is None
@@ -103,7 +106,7 @@ def test_no_single_supplier_quoting_every_line_asks_the_requester_to_split():
 
 def test_unknown_item_is_named_in_a_question_and_nothing_is_awarded():
     quotes = [quote("Alpha", "Laptop", "35000")]
-    result = award([line("laptop"), line("flux capacitor")], quotes, TODAY)
+    result = award([line("laptop"), line("flux capacitor")], quotes, TODAY, WORDS)
 
     assert result.supplier is None
     assert result.unquoted == ["flux capacitor"]
@@ -113,7 +116,7 @@ def test_unknown_item_is_named_in_a_question_and_nothing_is_awarded():
 
 def test_item_whose_only_quotes_have_expired_cannot_be_awarded():
     quotes = [quote("Alpha", "Monitor", "6500", valid_until=TODAY - timedelta(days=30))]
-    result = award([line("monitor", 2)], quotes, TODAY)
+    result = award([line("monitor", 2)], quotes, TODAY, WORDS)
 
     assert result.supplier is None
     assert result.unquoted == ["monitor"]
@@ -133,7 +136,7 @@ def test_tax_is_five_percent_rounded_half_up_to_a_whole_nt_dollar_as_on_a_unifor
 def test_award_subtotal_is_exact_to_the_cent_and_tax_is_whole_dollars():
     quotes = [quote("Alpha", "Laptop", "35000"), quote("Alpha", "Monitor", "6500"),
               quote("Alpha", "Keyboard", "1499.90")]
-    result = award([line("Laptop", 2), line("Monitor"), line("Keyboard", 3)], quotes, TODAY)
+    result = award([line("Laptop", 2), line("Monitor"), line("Keyboard", 3)], quotes, TODAY, WORDS)
 
     # 70,000 + 6,500 + 4,499.70 = 80,999.70; tax 4,049.985 → NT$4,050 in whole dollars
     assert (result.subtotal, result.tax, result.total) == (
@@ -142,7 +145,7 @@ def test_award_subtotal_is_exact_to_the_cent_and_tax_is_whole_dollars():
 
 def test_award_evidence_is_json_ready():
     quotes = [quote("Alpha", "Laptop", "35000"), quote("Beta", "Monitor", "6500")]
-    body = json.loads(json.dumps(award([line("laptop")], quotes, TODAY).as_json()))
+    body = json.loads(json.dumps(award([line("laptop")], quotes, TODAY, WORDS).as_json()))
 
     assert body["supplier"] == "Alpha"
     assert body["total"] == "36750.00"
@@ -158,7 +161,7 @@ def test_quote_model_instances_work_without_saving():
         Quote(supplier=formosa, item="USB-C dock", unit_price=Decimal("3250"), valid_until=NEXT_YEAR,
               lead_time_days=5),
     ]
-    result = award([SimpleNamespace(description="擴充座", quantity=2)], quotes, TODAY)
+    result = award([SimpleNamespace(description="擴充座", quantity=2)], quotes, TODAY, WORDS)
 
     assert result.supplier == "Hsinchu Tech Supply"
     assert result.total == Decimal("6615.00")
@@ -176,17 +179,17 @@ def test_quote_model_instances_work_without_saving():
     ("辦公椅", "Office chair"),
 ])
 def test_descriptions_match_their_quoted_item_including_chinese(description, item):
-    assert match_item(description) == item
+    assert match_item(description, WORDS) == item
 
 
 @pytest.mark.parametrize("description", [
     "flux capacitor", "monitor arm", "laptop stand", "screen protector", "筆電包", "",
 ])
 def test_unknown_things_and_accessories_match_no_item(description):
-    assert match_item(description) is None
+    assert match_item(description, WORDS) is None
 
 
 def test_an_item_quoted_outside_the_synonym_table_matches_by_its_name():
     quotes = [quote("Alpha", "Webcam", "1200")]
 
-    assert award([line("webcams", 3)], quotes, TODAY).total == Decimal("3780.00")
+    assert award([line("webcams", 3)], quotes, TODAY, WORDS).total == Decimal("3780.00")

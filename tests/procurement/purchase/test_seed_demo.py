@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from procurement.models import Department, Membership, Quote, Supplier
+from procurement.purchase.catalogue import vocabulary
 from procurement.purchase.pricing import award
 
 SEEDED = [get_user_model(), Department, Membership, Supplier, Quote]
@@ -111,7 +112,7 @@ def test_demo_quotes_make_the_award_rule_matter():
     seed()
     quotes = Quote.objects.select_related("supplier")
     lines = [{"description": "laptop", "quantity": 1}, {"description": "office chair", "quantity": 1}]
-    result = award(lines, quotes, timezone.localdate())
+    result = award(lines, quotes, timezone.localdate(), vocabulary())
     cheapest_laptop = Quote.objects.filter(item="Laptop").order_by("unit_price").first().supplier.name
 
     assert result.supplier is not None

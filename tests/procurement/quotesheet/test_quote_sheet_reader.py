@@ -9,6 +9,7 @@ from django.utils import translation
 
 from procurement.quotesheet import checks
 from procurement.quotesheet.reader import SheetRefused, read_sheet
+from procurement.purchase.catalogue import vocabulary
 from procurement.quotesheet.services import catalogue_medians, supplier_list
 from tests.procurement.quote_sheets import EXCEPTION_ROWS, HEADER, HSINCHU, csv_bytes, row, xlsx_bytes
 
@@ -87,7 +88,7 @@ def test_excel_dropping_leading_zeros_of_a_tax_id_is_undone():
 
 @pytest.mark.django_db
 def test_twenty_rows_with_three_exceptions_give_exactly_three_questions(demo):
-    states, questions = checks.sheet_check(read_sheet(xlsx_bytes()), catalogue=catalogue_medians(),
+    states, questions = checks.sheet_check(read_sheet(xlsx_bytes()), catalogue=catalogue_medians(), vocabulary=vocabulary(),
                                            suppliers=supplier_list(), tolerance_percent=30)
     assert len(states) == 20
     assert {q["row"]: q["kind"] for q in questions} == EXCEPTION_ROWS
@@ -99,7 +100,7 @@ def test_twenty_rows_with_three_exceptions_give_exactly_three_questions(demo):
 @pytest.mark.django_db
 def test_the_price_tolerance_is_a_setting(demo):
     rows = read_sheet(xlsx_bytes())
-    _, questions = checks.sheet_check(rows, catalogue=catalogue_medians(), suppliers=supplier_list(),
+    _, questions = checks.sheet_check(rows, catalogue=catalogue_medians(), vocabulary=vocabulary(), suppliers=supplier_list(),
                                       tolerance_percent=90)
     assert "price" not in {q["kind"] for q in questions}
 
