@@ -26,9 +26,11 @@ install-bench: $(VENV)/.bench-installed
 run: install
 	$(BIN)/python scripts/run.py
 
-# After a whole run on PostgreSQL, the engine and requests through the agent run again on SQLite,
+# After a whole run on PostgreSQL, the engine, requests through the agent and the PO, its PDF and its
+# invoices run again on SQLite,
 # `make run`'s embedded default, which that run never touches.
-SQLITE_TESTS ?= tests/agentstate tests/procurement/policy/test_approval_chain.py tests/procurement/purchase/test_schema_fixtures.py
+SQLITE_TESTS ?= tests/agentstate tests/procurement/policy/test_approval_chain.py tests/procurement/purchase/test_schema_fixtures.py \
+	tests/procurement/invoicing
 
 # The import contracts (pyproject.toml [tool.importlinter]) first: a broken floor fails the build.
 test: install
