@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -19,6 +20,8 @@ from procurement.invoicing.po_pdf import po_pdf
 from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
 from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 from procurement.invoicing.variance_words import variance_words
+from procurement.invoicing.queue import SECTIONS, ap_queue
+from procurement.pages import invoice_queue
 
 LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
 
@@ -35,7 +38,22 @@ def invoices_page(request):
     invoices = list(invoices_visible_to(request.user)[:50])
     for invoice in invoices:  # an exception in plain words, in her language
         invoice.variance_lines = [variance_words(v) for v in invoice.exceptions]
-    return render(request, LIST, {"open_pos": open_pos, "invoices": invoices})
+    queue = ap_queue(invoices_visible_to(request.user))
+    sections = [(key, label, queue[key]) for key, label in SECTIONS.items()]
+    return render(request, LIST, {"open_pos": open_pos, "invoices": invoices, "sections": sections})
+
+
+@login_required
+@require_http_methods(["GET"])
+def invoices_export(request, fmt):
+    """The queue's three sections as one CSV or XLSX sheet, for accounts payable only."""
+    if not is_accounts_payable(request.user):
+        return _refused(request, _("Only accounts payable enters supplier invoices."), 403)
+    if fmt not in ("csv", "xlsx"):
+        raise Http404("No such format.")
+    rows = invoice_queue.queue_rows(ap_queue(invoices_visible_to(request.user)))
+    filename = f"invoices-{timezone.localdate():%Y%m%d}"
+    return (invoice_queue.export_csv if fmt == "csv" else invoice_queue.export_xlsx)(rows, filename)
 
 
 @login_required

@@ -27,6 +27,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/invoice/", invoicing.invoice_new, name="invoice-new"),
     path("tasks/<uuid:task_id>/po.pdf", invoicing.purchase_order_pdf, name="task-po-pdf"),
     path("invoices/", invoicing.invoices_page, name="invoices"),
+    path("invoices/export.<slug:fmt>", invoicing.invoices_export, name="invoice-export"),
     path("approvals/", approvals.inbox, name="approval-inbox"),
     path("approvals/export.<slug:fmt>", approvals.inbox_export, name="approval-export"),
     path("approvals/<uuid:approval_id>/", approvals.approval_page, name="approval-page"),

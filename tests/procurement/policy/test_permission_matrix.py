@@ -39,6 +39,7 @@ PAGES = [
     ("chat-sessions", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
     ("chat-new", "post", "", {}, "302 302 302 302 302 302 302 302 302 302 302"),
     ("invoices", "get", "", None, "403 403 403 403 403 403 403 403 403 200 302"),
+    ("invoice-export", "get", "xlsx", None, "403 403 403 403 403 403 403 403 403 200 302"),
     ("invoice-new", "get", "task", None, "403 404 404 403 404 403 403 403 404 409 302"),
     # The 採購單 PDF: whoever may see the request (none yet: no purchase order, 409), and accounts payable.
     ("task-po-pdf", "get", "task", None, "409 404 404 409 404 409 409 409 404 409 302"),
@@ -214,7 +215,7 @@ def _url(name: str, target: str, world) -> str:
         return reverse(name, args=[str(a) for a in args]) if args else reverse(name)
     if not args:
         return reverse(name)
-    if name == "approval-export":
+    if name in ("approval-export", "invoice-export"):
         return reverse(name, kwargs={"fmt": args[0]})
     names = [kwarg.get(p, "action") for p in target.split()]
     return reverse(name, kwargs=dict(zip(names, args)))
