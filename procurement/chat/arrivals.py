@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from procurement import workflow
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
 from procurement.chat.brain import Ask, NoAction, Proposal, ReceiveGoods, Status
 from procurement.chat.status import one_line

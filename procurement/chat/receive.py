@@ -9,7 +9,7 @@ from procurement import workflow
 from procurement.chat import draft as drafts
 from procurement.chat.status import name_of, state_words
 from procurement.models import SupplierInvoice
-from procurement.purchase.pricing import match_item
+from procurement.chat.vocabulary import match_item
 from procurement.purchase.progress import progress_of, standing_words
 from procurement.words.arrivals import joined, reason_words, say
 from procurement.words.phrases import in_lang, language
