@@ -27,7 +27,7 @@ from procurement.chat import receive as receiving
 from procurement.receiving.services import goods_receipt_record
 from procurement.chat.brain import Context, InvalidAction, Proposal, TaskView, parse_action
 from procurement.chat.context import task_view
-from procurement.words.phrases import join, language, listed, say
+from procurement.words.phrases import entry_words, join, language, listed, say
 from procurement.chat.status import (change_reply, list_reply, money_reply, name_of, nudge_reply, po_reply, state_words,
                      status_reply, stock_reply, supplier_reply, unknowable_reply, why_reply)
 
@@ -431,7 +431,8 @@ def propose_memory(job: Job) -> Outcome:
         return Outcome(reply=say("memory_unavailable", job.lang), did="none", outcome="unavailable",
                        task=job.task())
     task = job.task()  # "this request is not changed" only where there is one
-    return Outcome(reply=say("memory_proposed" if task else "memory_proposed_alone", job.lang, id=str(entry_id)[:8]),
+    return Outcome(reply=say("memory_proposed" if task else "memory_proposed_alone", job.lang,
+                   text=entry_words(job.action.content)),
                    did="propose_memory", task=task)
 
 

@@ -18,7 +18,7 @@ from procurement.chat.dates import day_words
 from procurement.chat.draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from procurement.chat.hearing import Heard, decide
 from procurement.chat.extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
-from procurement.words.phrases import join, listed, say
+from procurement.words.phrases import entry_words, join, listed, say
 from procurement.chat.questions import REF, is_open_question
 from procurement.chat.status import name_of, one_line, open_question, state_words
 
@@ -261,7 +261,8 @@ class RuleBrain(ArrivalHandlers):
         if fields:
             used = _budget_from_memory(ctx, draft, fields)
             if used:
-                notices.append(say("budget_from_memory", lang, amount=money(fields["budget"]), id=used.id))
+                notices.append(say("budget_from_memory", lang, amount=money(fields["budget"]),
+                                   text=entry_words(used.content)))
             return Proposal(join(say("noted", lang), *notices), UpdateDraft(fields=fields),
                             memory_used=(used.id,) if used else ())
         if task is None:
@@ -359,7 +360,8 @@ def named_cancel(message: str, ctx: Context) -> Cancel | None:
 
 def _budget_from_memory(ctx: Context, draft: dict, fields: dict):
     """A standing preference such as "keep my requests under 50k" sets the cap of a new draft
-    that has none. The entry is cited by id on the turn; its text is not copied anywhere."""
+    that has none. The entry is cited by id in the turn's data; the reply names it by its words, which a
+    deletion masks like any other quote."""
     if draft.get("budget") or "budget" in fields:
         return None
     for entry in ctx.memory:

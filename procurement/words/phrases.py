@@ -43,14 +43,13 @@ PHRASES = {
     "ended_ask_again": _("{number} is {state}, so it can no longer be changed. To ask for it again, open a new "
                          "conversation and tell me what you need."),
     "no_changes_now": _("The request is {state}; it can no longer be changed here, only its status reported."),
-    "memory_proposed": _("I've proposed remembering this as a standing preference. It takes effect only once you "
-                         "confirm it under \"Memory\" at the top of the page (entry {id}); this request is not "
-                         "changed."),
-    "memory_proposed_alone": _("I've proposed remembering this as a standing preference. It takes effect only once "
-                               "you confirm it under \"Memory\" at the top of the page (entry {id})."),
+    "memory_proposed": _("I've proposed remembering \"{text}\" as a standing preference. It takes effect only "
+                         "once you confirm it under \"Memory\" at the top of the page; this request is not changed."),
+    "memory_proposed_alone": _("I've proposed remembering \"{text}\" as a standing preference. It takes effect "
+                               "only once you confirm it under \"Memory\" at the top of the page."),
     "memory_unavailable": _("I can't save standing preferences yet, so nothing was remembered and this request is "
                             "not changed. For this request only, say \"this time, ...\"."),
-    "budget_from_memory": _("Budget cap {amount}, from your saved preference (memory entry {id})."),
+    "budget_from_memory": _("Budget cap {amount}, from your saved preference \"{text}\"."),
     "refused": _("I can't do that: {reason} Nothing was changed."),
     "refused_unfit": _("I couldn't make that change, so nothing was changed. Could you say it another way?"),
     "no_lines_left": _("That would leave nothing to buy, so nothing was changed. What should the request be for "
@@ -180,6 +179,12 @@ def language(lang: str):
 def say(key: str, lang: str, **values) -> str:
     with language(lang):
         return str(PHRASES[key]).format(**values)
+
+
+def entry_words(text: str, limit: int = 60) -> str:
+    """A memory entry named for people by its own words (never its id), cut to fit one reply."""
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def in_lang(text, lang: str) -> str:

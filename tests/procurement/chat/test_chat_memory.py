@@ -25,6 +25,7 @@ def test_a_standing_instruction_is_proposed_and_the_draft_is_untouched(demo, fak
     before = Task.objects.get(pk=draft_of(session) and session.task_id).version
     result = talk(session, alice, "以後都送到新竹辦公室")
     assert result.action == "propose_memory" and "確認後才會生效" in result.reply
+    assert "「以後都送到新竹辦公室」" in result.reply, "the proposal is named by its words, not an id"
     [proposal] = fake_memory.proposed
     assert proposal["content"] == "以後都送到新竹辦公室" and proposal["kind"] == "preference"
     assert proposal["by"] == alice and proposal["scope"] == "user" and proposal["subject"] == "alice"
@@ -46,8 +47,17 @@ def test_a_budget_preference_fills_a_new_draft_and_the_turn_cites_it(demo, fake_
     session = open_session(demo["alice"])
     result = talk(session, demo["alice"], "I need 2 monitors for the lab")
     assert draft_of(session)["budget"] == "50000.00"
-    assert "memory entry 7" in result.reply and "Keep my requests" not in result.reply
+    assert '"Keep my requests under 50k"' in result.reply, "she reads which preference, by its words"
+    assert "memory entry" not in result.reply and " 7" not in result.reply, "never by its id"
     assert result.turn.data["memory_used"] == [{"id": 7, "version": 2}]
+
+
+def test_the_budget_preference_is_named_by_its_words_in_chinese_too(demo, fake_memory):
+    fake_memory.add("cf75f1c5-0000-0000-0000-000000000000", "預算請控制在五萬以內", version=1)
+    session = open_session(demo["alice"])
+    result = talk(session, demo["alice"], "實驗室需要 2 台螢幕")
+    assert draft_of(session)["budget"] == "50000.00"
+    assert "「預算請控制在五萬以內」" in result.reply and "cf75f1c5" not in result.reply
 
 
 def test_memory_in_scope_is_in_the_context_but_cited_only_when_used(demo, fake_memory):
