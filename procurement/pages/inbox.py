@@ -170,7 +170,7 @@ def _reason(words: str, behalf: list[str]) -> str:
 # -- exports -------------------------------------------------------------------------------
 
 def _columns():
-    return [_("Request number"), _("Items"), _("Requester"), _("Department"), _("Purpose"), _("Total (incl. tax)"),
+    return [str(labels.REQUEST_NO), _("Items"), _("Requester"), _("Department"), _("Purpose"), _("Total (incl. tax)"),
             _("Status"), _("Requested at"), _("Expires at"), _("Why it came to you"), _("Decided by"),
             _("Decided at"), _("Comment"), _("PO number")]
 

@@ -45,7 +45,7 @@ def task_context(user, task, *, change=None, lines=None, watch=None, receive=Non
         lines = line_formset(lines=_requested_lines(task))
     events = list(task.events.all())
     return {
-        "task": task, "now": now,
+        "task": task, "now": now, "erp_requisition": (task.data.get("requisition") or {}).get("id"),
         "events": events, "receipts": list(task.receipts.all()),
         "in_review_for": selectors.why_in_review(task.pk, events) if task.state == workflow.NEEDS_REVIEW else None,
         "approvals": list(task.approvals.all()), "checkpoints": list(task.checkpoints.all()),

@@ -19,6 +19,11 @@ from procurement.models import DEPARTMENT_NAMES, Department, Membership, departm
 from procurement.infra import erp
 from procurement import workflow
 
+# The two numbers a request can carry, never under one label: ours (REQ-2026-00001) and the
+# ERP's requisition (REQ-000001). Templates use the same msgctxt ("number label").
+REQUEST_NO = pgettext_lazy("number label", "Request no.")
+ERP_REQUISITION_NO = pgettext_lazy("number label", "ERP requisition no.")
+
 # Short words for badges and lists.
 STATE_LABELS = {
     workflow.DRAFT: pgettext_lazy("request state", "Draft"),

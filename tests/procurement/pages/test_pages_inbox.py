@@ -181,7 +181,7 @@ def test_csv_export_has_the_current_list_with_its_filters(three, demo):
     assert page.status_code == 200 and page["Content-Type"].startswith("text/csv")
     assert "attachment" in page["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(page.content.decode("utf-8-sig"))))
-    assert rows[0][:3] == ["Request number", "Items", "Requester"] and len(rows) == 3
+    assert rows[0][:3] == ["Request no.", "Items", "Requester"] and len(rows) == 3
     by_items = {row[1]: row for row in rows[1:]}
     laptops = by_items["Laptop × 2"]
     assert laptops[0] == three["laptops"].task.purchase_request.number
@@ -197,7 +197,7 @@ def test_xlsx_export_opens_in_openpyxl_with_numbers_and_the_filters(three, demo)
     assert page.status_code == 200 and "spreadsheetml" in page["Content-Type"]
     sheet = load_workbook(io.BytesIO(page.content)).active
     values = list(sheet.values)
-    assert values[0][0] == "請購單號" and len(values) == 4 and sheet.title == "簽核紀錄"
+    assert values[0][0] == "請購編號" and len(values) == 4 and sheet.title == "簽核紀錄"
     totals = sorted(float(row[5]) for row in values[1:])
     assert totals == sorted(float(a.scope["total"]) for a in three.values())
 
@@ -210,7 +210,7 @@ def test_an_empty_list_exports_a_valid_file_with_only_its_header(demo, fmt):
         rows = list(csv.reader(io.StringIO(page.content.decode("utf-8-sig"))))
     else:
         rows = list(load_workbook(io.BytesIO(page.content)).active.values)
-    assert len(rows) == 1 and rows[0][0] == "Request number" and rows[0][-1] == "PO number"
+    assert len(rows) == 1 and rows[0][0] == "Request no." and rows[0][-1] == "PO number"
 
 
 def test_text_a_spreadsheet_would_run_as_a_formula_is_exported_as_text(demo, erp, eager):
