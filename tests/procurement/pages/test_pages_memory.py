@@ -14,6 +14,7 @@ from agentstate.memory.services import memory_create, memory_propose
 from agentstate.models import Session, Turn
 from procurement.purchase import services
 from procurement.pages.memory import render_diff
+from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -174,7 +175,10 @@ def test_a_source_turn_is_named_and_linked_for_its_owner(demo):
     assert f'href="/api/v1/sessions/{session.pk}/"' in listed(client_for(demo["carol"]).get(url("memory-entry", entry)))
     zh = Client(HTTP_ACCEPT_LANGUAGE="zh-hant")
     zh.force_login(alice)
-    assert f"Alice Lin 的對話 {str(session.pk)[:8]}</a>，第 3 則" in zh.get(url("memory-entry", entry)).content.decode()
+    page = zh.get(url("memory-entry", entry)).content.decode()
+    assert re.search(r"Alice Lin 於 \d{4}-\d\d-\d\d \d\d:\d\d 的對話</a>，第 3 則", page), "named by its day, not its id"
+    shown = visible_text(page)
+    assert str(session.pk)[:8] not in shown and str(entry.pk)[:8] not in shown, "no short ids for the requester"
 
 
 def test_text_in_an_entry_and_its_diff_is_escaped(demo):
