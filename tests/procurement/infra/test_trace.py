@@ -57,9 +57,12 @@ def test_the_task_page_shows_its_trace_id_to_copy(demo, client):
     with trace.using(TRACE):
         task = services.request_submit(requester=demo["alice"], department="ENG",
                                        lines=[{"description": "Laptop", "quantity": 1}], justification="new hire")
-    client.force_login(demo["alice"])
+    # The trace id is for whoever follows a request through the logs: the admin on call, not the requester.
+    client.force_login(demo["carol"])
     page = client.get(f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant").content.decode()
     assert re.search(rf"<code data-trace-id>{TRACE}</code>", page)
+    client.force_login(demo["alice"])
+    assert TRACE not in client.get(f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant").content.decode()
 
 
 @pytest.mark.django_db
