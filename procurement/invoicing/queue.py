@@ -5,8 +5,6 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from decimal import Decimal
 
-from django.db.models import CharField, OuterRef, Subquery, Value
-from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -49,30 +47,31 @@ class QueueRow:
         return str(SECTIONS[self.section])
 
 
-def _with_posted_at(invoices):
-    """When the ERP confirmed the invoice's posting: its receipt's last change, read in the same query."""
-    confirmed = Receipt.objects.filter(
-        task_id=OuterRef("task_id"), operation=erp.POST_SUPPLIER_INVOICE, status=Receipt.Status.CONFIRMED,
-        scope=Concat(Value("invoice:"), Cast(OuterRef("pk"), CharField()))).values("updated_at")[:1]
-    return invoices.annotate(posted_at=Subquery(confirmed))
+def _posted_between(start, end) -> dict[str, datetime]:
+    """Invoice id -> when the ERP confirmed its posting (its receipt's last change), for postings
+    confirmed in [start, end). The receipt names the invoice in its scope ("invoice:<uuid>"), read
+    back here in Python: a uuid cast to text in SQL has no hyphens on SQLite."""
+    receipts = Receipt.objects.filter(operation=erp.POST_SUPPLIER_INVOICE, status=Receipt.Status.CONFIRMED,
+                                      scope__startswith="invoice:", updated_at__gte=start, updated_at__lt=end)
+    return {scope.removeprefix("invoice:"): at for scope, at in receipts.values_list("scope", "updated_at")}
 
 
 def ap_queue(invoices, today=None) -> dict[str, list[QueueRow]]:
     """The three sections, oldest first, from the invoices the reader may see."""
     today = today or timezone.localdate()
     start = timezone.make_aware(datetime.combine(today, time.min))
-    base = _with_posted_at(invoices.select_related("supplier", "task", "task__purchase_request")
-                           .prefetch_related(None))
-    chosen = {
-        WAITING: base.filter(status=Status.WAITING_RECEIPT).order_by("created_at"),
-        EXCEPTIONS: base.filter(status=Status.EXCEPTION).order_by("created_at"),
-        POSTED_TODAY: base.filter(status=Status.POSTED, posted_at__gte=start,
-                                  posted_at__lt=start + timedelta(days=1)).order_by("posted_at"),
-    }
-    return {section: [_row(section, invoice) for invoice in query[:LIMIT]] for section, query in chosen.items()}
+    base = invoices.select_related("supplier", "task", "task__purchase_request").prefetch_related(None)
+    posted = _posted_between(start, start + timedelta(days=1))
+    queue = {section: [_row(section, invoice, None)
+                       for invoice in base.filter(status=status).order_by("created_at")[:LIMIT]]
+             for section, status in ((WAITING, Status.WAITING_RECEIPT), (EXCEPTIONS, Status.EXCEPTION))}
+    today_posted = base.filter(status=Status.POSTED, pk__in=list(posted))
+    queue[POSTED_TODAY] = sorted((_row(POSTED_TODAY, invoice, posted[str(invoice.pk)]) for invoice in today_posted),
+                                 key=lambda row: row.posted_at)[:LIMIT]
+    return queue
 
 
-def _row(section: str, invoice: SupplierInvoice) -> QueueRow:
+def _row(section: str, invoice: SupplierInvoice, posted_at: datetime | None) -> QueueRow:
     task = invoice.task
     request = getattr(task, "purchase_request", None)
     return QueueRow(
@@ -82,4 +81,4 @@ def _row(section: str, invoice: SupplierInvoice) -> QueueRow:
         subtotal=invoice.subtotal, tax=invoice.tax, total=invoice.total,
         status_label=str(invoice.get_status_display()),
         variance=[variance_words(v) for v in invoice.exceptions] if section == EXCEPTIONS else [],
-        entered_at=invoice.created_at, posted_at=invoice.posted_at)
+        entered_at=invoice.created_at, posted_at=posted_at)
