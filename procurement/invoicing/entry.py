@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from procurement.words.money import ntd
 from procurement.invoicing.einvoice_qr import decode_left
 from procurement.models.numbers import validate_invoice_number
+from procurement.invoicing.match import BilledLine
 from procurement.invoicing.po import PurchaseOrder
 from procurement.purchase.tax import cents
 from procurement.models.taxid import validate_tax_id
@@ -27,23 +28,12 @@ MAX_QUANTITY = 10_000
 
 
 @dataclass(frozen=True)
-class EntryLine:
-    line: int
-    quantity: int
-    unit_price: Decimal
-
-    @property
-    def amount(self) -> Decimal:
-        return cents(self.unit_price * self.quantity)
-
-
-@dataclass(frozen=True)
 class Entry:
     number: str
     date: datetime.date
     seller_tax_id: str
     buyer_tax_id: str
-    lines: tuple[EntryLine, ...]
+    lines: tuple[BilledLine, ...]
     subtotal: Decimal
     tax: Decimal
     total: Decimal
@@ -80,7 +70,7 @@ def _date(value, errors: dict) -> datetime.date | None:
     return when
 
 
-def _lines(po: PurchaseOrder, raw, errors: dict) -> list[EntryLine]:
+def _lines(po: PurchaseOrder, raw, errors: dict) -> list[BilledLine]:
     if not isinstance(raw, list) or not raw:
         errors["lines"] = [_("Enter at least one line of the purchase order this invoice bills.")]
         return []
@@ -101,7 +91,7 @@ def _lines(po: PurchaseOrder, raw, errors: dict) -> list[EntryLine]:
             continue
         price = _amount(row.get("unit_price"), errors, f"lines.{n}.unit_price")
         if price is not None:
-            lines.append(EntryLine(index, quantity, price))
+            lines.append(BilledLine(index, quantity, price))
     return lines
 
 
