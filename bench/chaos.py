@@ -41,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import servers  # noqa: E402
 from bench import workflow as wf  # noqa: E402
 from bench.pgadmin import database_url, pct, recreate_database, server_params, teardown_database  # noqa: E402
 
@@ -50,6 +51,8 @@ RECOVERY_EVERY = 2.0
 KILL_EVERY = 3.0
 HOLDER_WAIT = 5.0  # how long a due kill waits for a worker that holds a lease before killing any
 DOWN_AT, DOWN_FOR = 25.0, 20.0
+PG_RESTART_AT, REDIS_RESTART_AT = 0.4, 0.7  # of --chaos-seconds
+PROBE_EVERY = 0.5
 RATE_FAULTS = [{"mode": "error", "rate": 0.07}, {"mode": "drop", "rate": 0.07},
                {"mode": "slow", "rate": 0.075, "delay": 1.5}]
 
@@ -148,11 +151,24 @@ def main():
     parser.add_argument("--settle-seconds", type=float, default=150)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--shared-servers", action="store_true",
+                        help="run on DATABASE_URL / CELERY_BROKER_URL, without restarting them")
     args = parser.parse_args()
 
+    workdir = Path(tempfile.mkdtemp(prefix="bench-chaos-"))
+    own = None
+    if not args.shared_servers:
+        missing = servers.available()
+        if missing:
+            sys.exit(f"bench/chaos.py starts its own PostgreSQL and Redis to restart them; not found: {missing}. "
+                     "Install Debian's postgresql and redis-server, or pass --shared-servers (no restarts).")
+        own = (servers.PrivatePostgres(), servers.PrivateRedis(workdir))
+        own[0].start()
+        own[1].start()
+        os.environ["DATABASE_URL"], os.environ["CELERY_BROKER_URL"] = own[0].url, own[1].url + "/0"
+        print(f"chaos: its own PostgreSQL on port {own[0].port} and Redis on port {own[1].port}", flush=True)
     params = server_params("chaos.py")
     broker = wf.redis_url()
-    workdir = Path(tempfile.mkdtemp(prefix="bench-chaos-"))
     os.environ.update({
         "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params, DB_NAME),
         "CELERY_BROKER_URL": broker, "CELERY_TASK_ALWAYS_EAGER": "0", "VAR_DIR": str(workdir / "var"),
@@ -162,17 +178,90 @@ def main():
     (workdir / "var").mkdir()
     children, status = wf.Children(), 1
     try:
-        status = run(args, params, broker, workdir, children)
+        status = run(args, params, broker, workdir, children, own)
     finally:
         children.stop()
-        wf.flush_redis(broker)
-        database = teardown_database(params, DB_NAME, keep=args.keep)
-        shutil.rmtree(workdir, ignore_errors=True)
+        if own is None:
+            wf.flush_redis(broker)
+            database = teardown_database(params, DB_NAME, keep=args.keep)
+        else:
+            teardown_database(params, DB_NAME, keep=True)  # closes this process's connections
+            database = "its own servers stopped" + (f", the cluster kept in {own[0].root}" if args.keep else
+                                                    " and removed")
+            own[0].stop(remove=not args.keep)
+            own[1].stop()
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
         print(f"cleaned up: workers and ERP simulator stopped, Redis db {wf.REDIS_DB} flushed, {database}")
     sys.exit(status)
 
 
-def run(args, params, broker, workdir, children) -> int:
+class Prober(threading.Thread):
+    """What a person would have seen: every PROBE_EVERY s, `/healthz`, bob's inbox page and
+    alice's chat asking for her status, over the product's own web server."""
+
+    def __init__(self, base: str, auth: dict):
+        super().__init__(daemon=True)
+        self.base, self.auth, self.stopped = base, auth, threading.Event()
+        self.seen: list[tuple[float, str, int]] = []  # (monotonic time, what, HTTP status; 0 = no answer)
+
+    def requests(self):
+        import urllib.request
+
+        yield "healthz", urllib.request.Request(f"{self.base}/healthz")
+        yield "inbox page", urllib.request.Request(f"{self.base}/approvals/", headers={"Cookie": self.auth["cookie"]})
+        yield "chat", urllib.request.Request(
+            f"{self.base}/api/v1/sessions/{self.auth['sessions'][0]}/messages/", method="POST",
+            data=json.dumps({"text": "我的請購單到哪了？"}).encode(),
+            headers={"Authorization": f"Token {self.auth['token']}", "Content-Type": "application/json"})
+
+    def run(self):
+        from bench.serve import one
+
+        while not self.stopped.is_set():
+            for what, request in self.requests():
+                _took, status = one(request)
+                self.seen.append((time.monotonic(), what, status))
+            self.stopped.wait(PROBE_EVERY)
+
+    def between(self, start: float, end: float) -> dict:
+        """What each probe answered in [start, end]: {what: {status: count}}."""
+        out: dict = {}
+        for at, what, status in self.seen:
+            if start <= at <= end:
+                out.setdefault(what, Counter())[str(status)] += 1
+        return {what: dict(counts) for what, counts in out.items()}
+
+    def healthy_again(self, after: float, until: float) -> float | None:
+        """Seconds from `after` to the first 200 from /healthz after its last failure in [after, until)."""
+        health = [(at, status) for at, what, status in self.seen if what == "healthz" and after <= at < until]
+        failed = [at for at, status in health if status != 200]
+        if not failed:
+            return 0.0
+        ok = [at for at, status in health if status == 200 and at > failed[-1]]
+        return round(ok[0] - after, 2) if ok else None
+
+
+def moved_again(ids, runnable_then: set, at_wall, restart_s: float) -> dict:
+    """After a restart that began at `at_wall`: the seconds to the product's first move, and to
+    the moment every task that was runnable then had moved again (recovery's notes not counted)."""
+    from django.db.models import Min
+
+    from agentstate.models import TaskEvent
+
+    later = TaskEvent.objects.filter(task_id__in=ids, at__gt=at_wall).exclude(event__startswith="recovery.")
+    first = later.aggregate(first=Min("at"))["first"]
+    per_task = dict(later.filter(task_id__in=runnable_then).values("task_id").annotate(first=Min("at"))
+                    .values_list("task_id", "first"))
+    waits = sorted((moved - at_wall).total_seconds() for moved in per_task.values())
+    return {"restart_took_s": round(restart_s, 2),
+            "first_move_s": round((first - at_wall).total_seconds(), 2) if first else None,
+            "runnable_then": len(runnable_then), "runnable_moved_again": len(waits),
+            "all_runnable_moved_s": round(waits[-1], 2) if waits and len(waits) == len(runnable_then) else None,
+            "runnable_moved_p50_s": round(pct(waits, 50), 2) if waits else None}
+
+
+def run(args, params, broker, workdir, children, own=None) -> int:
     recreate_database(params, DB_NAME)
     wf.flush_redis(broker)
     import django
@@ -196,6 +285,15 @@ def run(args, params, broker, workdir, children) -> int:
     settings.ERP_URL = erp_url
     app.conf.task_default_queue = wf.QUEUE
     pool = Pool(children, workdir, {**os.environ, "ERP_URL": erp_url}, args.workers)
+    from bench import serve
+    from django.db import DatabaseError, connections
+    from django.utils import timezone
+
+    web_port = servers.free_port()
+    web = serve.start_server(database_url(params, DB_NAME), web_port, 2, workdir / "web.log")
+    children.add("web", web, workdir / "web.log")
+    prober = Prober(f"http://127.0.0.1:{web_port}", serve.credentials())
+    restarts: dict = {}  # "postgres" / "redis" -> {"at_s", "began", "ended", "wall", "runnable", ...}
     print(f"chaos: {args.requests} requests, {args.workers} workers, lease {LEASE_SECONDS} s; SIGKILL about every "
           f"{KILL_EVERY:.0f} s, ERP faults on 20% of calls, ERP down {DOWN_FOR:.0f} s at {DOWN_AT:.0f} s; chaos "
           f"for at most {args.chaos_seconds:.0f} s, then up to {args.settle_seconds:.0f} s to settle", flush=True)
@@ -203,7 +301,7 @@ def run(args, params, broker, workdir, children) -> int:
     users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "erin", "bob", "dave"])}
     rng = random.Random(11)
     approver_of = {department: users[approver] for _r, department, approver in wf.REQUESTERS}
-    settled_states = set(workflow.TERMINAL) | {workflow.NEEDS_REVIEW}
+    settled_states = set(workflow.AGENT_DONE) | {workflow.NEEDS_REVIEW}  # the agent's part is over
     set_faults(erp_url, RATE_FAULTS)
     started = time.monotonic()
     ids = [services.request_submit(requester=users[requester], department=department, lines=wf.request_lines(rng),
@@ -215,9 +313,26 @@ def run(args, params, broker, workdir, children) -> int:
     chaos_until = started + args.chaos_seconds
     deadline = chaos_until + args.settle_seconds
     chaos_on, settled = True, 0
-    while time.monotonic() < deadline:
-        now = time.monotonic()
-        if chaos_on and (now >= chaos_until or settled == len(ids)):
+
+    def restart(name, action):
+        wall = timezone.now()
+        runnable = set(Task.objects.filter(pk__in=ids, runnable=True).values_list("pk", flat=True))
+        began = time.monotonic()
+        took = action()
+        restarts[name] = {"at_s": round(began - started, 1), "began": began, "ended": time.monotonic(),
+                          "wall": wall, "runnable": runnable, "took": took}
+        print(f"{began - started:6.1f} s {name} restarted ({took:.1f} s; {len(runnable)} tasks runnable)", flush=True)
+
+    def tick(now) -> int:
+        nonlocal chaos_on, down, next_kill, next_recovery
+        into = (now - started) / args.chaos_seconds
+        if own is not None and chaos_on and "postgres" not in restarts and into >= PG_RESTART_AT:
+            restart("postgres", own[0].restart_fast)
+            connections.close_all()
+        if own is not None and chaos_on and "redis" not in restarts and into >= REDIS_RESTART_AT:
+            restart("redis", own[1].flush_and_restart)
+        restarts_due = own is not None and len(restarts) < 2  # the chaos lasts until both restarts are done
+        if chaos_on and (now >= chaos_until or (settled == len(ids) and not restarts_due)):
             chaos_on = False
             set_faults(erp_url, [])
             print(f"{now - started:6.1f} s chaos over: faults cleared, no more kills", flush=True)
@@ -250,13 +365,36 @@ def run(args, params, broker, workdir, children) -> int:
                                          state_version=version, scope_hash=digest)
             except DomainError:
                 pass
-        settled = Task.objects.filter(pk__in=ids, state__in=settled_states).count()
-        timeline.append((round(now - started, 2), settled))
+        done = Task.objects.filter(pk__in=ids, state__in=settled_states).count()
+        timeline.append((round(now - started, 2), done))
+        return done
+
+    prober.start()
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        try:
+            settled = tick(now)
+        except DatabaseError as exc:  # the database is restarting: the loop goes on, as a person would
+            connections.close_all()
+            print(f"{now - started:6.1f} s the database is away ({type(exc).__name__})", flush=True)
+            time.sleep(0.5)
+            continue
         if settled == len(ids) and not chaos_on:
             break
         time.sleep(0.1)
+
     wall = time.monotonic() - started
     set_faults(erp_url, [])
+    prober.stopped.set()
+    prober.join(10)
+    restarted = {}
+    begins = sorted(r["began"] for r in restarts.values())
+    for name, r in restarts.items():
+        until = next((b for b in begins if b > r["began"]), float("inf"))
+        restarted[name] = {"at_s": r["at_s"], **moved_again(ids, r["runnable"], r["wall"], r["took"]),
+                           "healthz_ok_again_s": prober.healthy_again(r["began"], until),
+                           # What each probe answered from the restart until 10 s after the server was back.
+                           "seen": prober.between(r["began"], r["ended"] + 10)}
 
     states = Counter(Task.objects.filter(pk__in=ids).values_list("state", flat=True))
     lost = sum(n for state, n in states.items() if state not in settled_states)
@@ -292,11 +430,15 @@ def run(args, params, broker, workdir, children) -> int:
                                 "rate": round(duplicates / max(1, len(requisitions) + len(orders)), 4),
                                 "erp_write_receipts": len(sends), "resends_same_key": resends},
         "recovery_s": recovery,
+        "restarts": restarted if own is not None else "not run (--shared-servers)",
+        "probes": {"answers": len(prober.seen), "server_errors": sum(1 for _a, _w, st in prober.seen if st >= 500
+                                                                     and st != 503)},
         "settled_over_time": timeline[::10],
         "faults": {"rate_faults": RATE_FAULTS, "down_at_s": DOWN_AT, "down_for_s": DOWN_FOR},
     }
     ok = (lost == 0 and duplicates == 0 and not erp_unknown_to_receipts and not receipts_unknown_to_erp
-          and recovery["not_resumed"] == 0)
+          and recovery["not_resumed"] == 0
+          and all(r["runnable_moved_again"] == r["runnable_then"] for r in restarted.values()))
     result["pass"] = ok
     print(f"\nafter {wall:.0f} s: states {dict(states)}; lost {lost}")
     print(f"kills: {len(kills)} SIGKILLs, {sum(k['held_leases'] for k in kills)} while holding a lease; "
@@ -311,6 +453,13 @@ def run(args, params, broker, workdir, children) -> int:
           f"{duplicates} of {len(requisitions) + len(orders)} ERP writes ({result['duplicate_execution']['rate']:.1%});"
           f" {resends} resends with the same key over {len(sends)} ERP-write receipts (after a 503 or a dropped "
           "answer, each looked up first)")
+    for name, r in restarted.items():
+        print(f"{name} restarted at {r['at_s']} s (took {r['restart_took_s']} s): first move after "
+              f"{r['first_move_s']} s; {r['runnable_moved_again']} of {r['runnable_then']} runnable tasks moved again, "
+              f"all after {r['all_runnable_moved_s']} s (p50 {r['runnable_moved_p50_s']} s); /healthz 200 again after "
+              f"{r['healthz_ok_again_s']} s; seen meanwhile: {r['seen']}")
+    print(f"probes: {result['probes']['answers']} answers, {result['probes']['server_errors']} server errors "
+          "other than 503")
     print("PASS" if ok else "FAIL")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))

@@ -228,7 +228,18 @@ def write_report(results: dict, out: Path, path: Path):
                 f"a lookup said the ERP had nothing: {chaos['duplicate_execution']['resends_same_key']} over "
                 f"{chaos['duplicate_execution']['erp_write_receipts']} receipts",
                 f"- stage drift (task state disagreeing with the ERP): {chaos['stage_drift']['tasks']} tasks "
-                f"({chaos['stage_drift']['rate']:.1%})", ""]
+                f"({chaos['stage_drift']['rate']:.1%})"]
+        for name, restart in (chaos.get("restarts") or {}).items() if isinstance(chaos.get("restarts"), dict) else ():
+            doc.append(
+                f"- {name} restarted {restart['at_s']} s in (its own server, {restart['restart_took_s']} s to come "
+                f"back): the product's first move after it **{restart['first_move_s']} s**; "
+                f"{restart['runnable_moved_again']} of {restart['runnable_then']} tasks runnable then moved again "
+                f"(p50 {restart['runnable_moved_p50_s']} s, the last after {restart['all_runnable_moved_s']} s); "
+                f"`/healthz` answered 200 again after {restart['healthz_ok_again_s']} s; what a person saw until 10 s "
+                f"after it was back (HTTP status: count): {restart['seen']}")
+        if isinstance(chaos.get("restarts"), str):
+            doc.append(f"- database and broker restarts: {chaos['restarts']}")
+        doc.append("")
         if "recovery" in made:
             doc += [f"![recovery time under chaos]({made['recovery']})", ""]
     doc += ["## What the engine keeps, and why", "", DESIGN_NOTES, "", "## How the ratio moved while building it", "",
