@@ -27,6 +27,8 @@ SAMPLES = {  # one value for each parameter a code may take
     "rows": 3, "questions": 1, "row": 2, "price": "1200", "tax_id": "12345675", "item": "Laptop",
     "quoted": ["螢幕架"], "items": ["Laptop", "Monitor"], "available": "1000", "needed": "73290", "held": "50000",
     "cap": "60000", "found": 3, "known": 2,
+    # going back in time, invoices and people (procurement.words.refusals)
+    "v": 9, "what": "採購單 PO-000123 已在供應商手上，這裡無法撤回。", "policy": "reassign", "choices": ["cancel"],
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
 # and HTTP, and a purchase order's PO- in an example, as the zh-Hant pages write them.
