@@ -105,3 +105,47 @@ def test_the_english_timeline_of_the_same_request_holds_no_chinese(travelled, de
         assert not HAN.search(own_words), text
         assert not UUID.search(text) and not state_codes(text) and not SNAKE.search(text), text
     assert "try the other supplier" in timeline(demo[reader], travelled["task"], "en")
+
+
+def admin_page(user, url, language) -> str:
+    client = Client()
+    client.force_login(user)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    answer = client.get(url)
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def test_the_admins_details_of_the_request_say_each_recorded_reason_and_erp_error_in_words(travelled, demo):
+    """Under "Details for admins": the event log's reasons, the receipts' errors, who may fire each
+    transition and each checkpoint's boundary, in the reader's language; the stored English stays
+    only in a tooltip."""
+    task = travelled["task"]
+    html = admin_page(demo["carol"], reverse("task-page", args=[task.pk]), "zh-hant")
+    [details] = re.findall(r'<details class="internals">(.*)</details>', html, re.S)
+    text = visible_text(re.sub(r'<td class="muted">.*?</td>', " ", details))  # keys and checksums: ids
+    assert "重試步驟「建立 ERP 請購單」。ERP 恢復了" in text and "倒回到第 3 版儲存的狀態" in text, text
+    assert "申請人" in text and "採購助理" in text, "who may fire a transition, in words"
+    left = english_words(text.replace(FORK_WHY, " "), names() | {"v"})
+    assert left == [], (left, text)
+    assert not state_codes(text) and not SNAKE.search(text), text
+    english = visible_text(re.findall(r'<details class="internals">(.*)</details>',
+                                      admin_page(demo["carol"], reverse("task-page", args=[task.pk]), "en"),
+                                      re.S)[0])
+    assert "retried the step “Creating the ERP requisition”" in english and "the requester" in english, english
+
+
+def test_the_django_admins_event_rows_read_their_reasons_in_the_readers_language(travelled, demo):
+    task = travelled["task"]
+    for url in (reverse("admin:agentstate_task_change", args=[task.pk]),
+                reverse("admin:agentstate_taskevent_changelist") + f"?q={task.pk}"):
+        html = admin_page(demo["carol"], url, "zh-hant")
+        cells = re.findall(r'<t[hd] class="field-reason_column">(.*?)</t[hd]>', html, re.S)
+        assert cells, url
+        text = " ".join(visible_text(cell) for cell in cells)
+        assert "決標給" in text and "申請人取消" in text, text
+        assert english_words(text.replace(FORK_WHY, " "), names()) == [], text
+        english = admin_page(demo["carol"], url, "en")
+        shown = " ".join(visible_text(c) for c in re.findall(r'<t[hd] class="field-reason_column">(.*?)</t[hd]>',
+                                                             english, re.S))
+        assert "cancelled by the requester" in shown and "決標給" not in shown, shown
