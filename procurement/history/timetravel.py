@@ -23,6 +23,7 @@ from procurement.purchase.budget import LIVE as LIVE_HOLDS
 from procurement.purchase.budget import budget_release
 from procurement.words.labels import department_label
 from procurement.models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
+from procurement.words.erp import WITHDRAWN_BY_REWIND
 from procurement.words.money import ntd
 from procurement.purchase.numbering import request_number_next
 from procurement.infra.queueing import notify_on_commit
@@ -172,7 +173,7 @@ class PurchaseHooks:
         for effect in effects:
             if effect.operation == erp.ISSUE_PURCHASE_ORDER:
                 receipt_record(receipt=Receipt.objects.get(pk=effect.ref), outcome=Outcome(
-                    ok=False, reason="withdrawn by a rewind: the ERP holds no live order under its key"))
+                    ok=False, reason=WITHDRAWN_BY_REWIND))
             if effect.undo != erp.CANCEL_REQUISITION:
                 continue
             created = Receipt.objects.get(pk=effect.ref)
