@@ -12,9 +12,19 @@ from .codewords import coded_filter, column, task_column
 from .memory import admin as memory_admin  # noqa: F401  (registers the memory tables)
 from .memory.admin import ReadOnlyAdmin
 from .models import Approval, Checkpoint, Receipt, Session, Task, TaskEvent
+from .said import of_event, quote, render
 
 STATE, KIND, STEP = (column("state", "state", _("state")), column("kind", "kind", _("kind")),
                      column("step", "step", _("next step")))
+
+
+@admin.display(description=_("reason"))
+def reason_column(event) -> str:
+    """Why the event happened, in the reader's language (the words the app plugs in, agentstate.said);
+    a reason stored without a code (a person's comment, a row older than codes) quoted, never dropped.
+    The English line for logs stays in the row's reason column."""
+    said = of_event(event)
+    return render(said if said is not None else quote(event.reason)) if (said or event.reason) else ""
 
 
 @admin.register(Session)
@@ -30,7 +40,7 @@ class TaskEventInline(admin.TabularInline):
     can_delete = False
     fields = ["at", column("actor", "actor", _("by")), column("event", "event", _("event")),
               column("from_state", "state", _("from state")), column("to_state", "state", _("to state")), "version",
-              "reason", "trace_id"]
+              reason_column, "trace_id"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -57,7 +67,12 @@ class TaskAdmin(ReadOnlyAdmin):
 class TaskEventAdmin(ReadOnlyAdmin):
     list_display = [task_column, "at", column("actor", "actor", _("by")), column("event", "event", _("event")),
                     column("from_state", "state", _("from state")), column("to_state", "state", _("to state")),
-                    "version"]
+                    "version", reason_column]
+    # An event's page: its codes and reason in words; its data (the reason's code among it) as stored.
+    fields = [task_column, "at", column("actor", "actor", _("by")), column("event", "event", _("event")),
+              column("from_state", "state", _("from state")), column("to_state", "state", _("to state")), "version",
+              reason_column, "trace_id", "data"]
+    readonly_fields = fields
     list_filter = [("event", coded_filter("event"))]
     list_select_related = ["task"]
     search_fields = ["=task__id", "actor"]

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from . import checkpoints, machine
 from .actors import Actor
-from .errors import CheckpointNotFound, Conflict, DomainError, StaleVersion, said
+from .errors import CheckpointNotFound, Conflict, DomainError, StaleVersion
 from .external import Outcome, nothing_leaves
 from .kinds import get_kind
 from .models import Checkpoint, Receipt, Task, TaskEvent
@@ -77,7 +77,7 @@ class TimeTravelHooks(Protocol):
 def _hooks(task: Task) -> TimeTravelHooks:
     hooks = get_kind(task.kind).time_travel
     if hooks is None:
-        raise said(Conflict(_("This kind of task cannot go back in time.")))
+        raise Conflict(said=say("no_time_travel"))
     return hooks
 
 
@@ -117,8 +117,8 @@ def checkpoint_verified(task: Task, checkpoint_id, actor=None):
             raise CheckpointNotFound("no checkpoint id")
         return checkpoints.checkpoint_load(task, wanted, tenant=task.tenant, actor=actor)
     except CheckpointNotFound:
-        raise said(DomainError(_("This request has no checkpoint %(id)s.") % {"id": checkpoint_id},
-                               errors={"checkpoint": [_("Pick a checkpoint of this request.")]}))
+        raise DomainError(said=say("no_such_checkpoint", id=str(checkpoint_id)),
+                          errors={"checkpoint": [_("Pick a checkpoint of this request.")]})
 
 
 # -- resume -----------------------------------------------------------------------------
@@ -128,15 +128,14 @@ def task_resume(*, task: Task, actor) -> Task:
     still in doubt refuses the resume (409), and the task stays where it is."""
     actor, hooks, kind = Actor.of(actor), _hooks(task), get_kind(task.kind)
     if hooks.resume_event(task) is None:
-        raise said(Conflict(_("Only a paused request, or one waiting in review, can be resumed.")))
+        raise Conflict(said=say("resume_not_stopped"))
     latest = checkpoints.checkpoint_latest(task, tenant=task.tenant, actor=actor)  # refused: 409, with its event
     for receipt in Receipt.objects.filter(task_id=task.pk, status__in=OPEN).exclude(status=Receipt.Status.PLANNED):
         if kind.client_for is not None:
             receipt_reconcile(receipt=receipt, client=kind.client_for(receipt.operation),
                               on_outcome=kind.on_receipt_resolved)
     if Receipt.objects.filter(task_id=task.pk, status__in=[Receipt.Status.SENT, Receipt.Status.UNKNOWN]).exists():
-        raise said(Conflict(_("An outcome is still in doubt in the other system; nothing was resumed. Try again "
-                         "once it answers.")))
+        raise Conflict(said=say("resume_in_doubt"))
     task = Task.objects.get(pk=task.pk)
     event = hooks.resume_event(task)
     if event is None:  # settling a receipt already moved it on: a worker takes it from there
@@ -171,8 +170,7 @@ def task_rewind_preview(*, task: Task, checkpoint_id, actor=None) -> RewindPlan:
     _may_rewind(task, hooks)
     record = checkpoint_verified(task, checkpoint_id, actor)
     if record.snapshot.get("state") not in hooks.rewind_to:
-        raise said(DomainError(_("A request can only be rewound to a checkpoint taken while the agent was working on "
-                            "it; pick another."), errors={"checkpoint": [_("Not a point to rewind to.")]}))
+        raise DomainError(said=say("rewind_point_not_working"), errors={"checkpoint": [_("Not a point to rewind to.")]})
     return RewindPlan(task, record, hooks.effects_after(task, record))
 
 
@@ -192,8 +190,7 @@ def task_rewind(*, task: Task, checkpoint_id, actor, expected_version: int | Non
     blocking = hooks.still_blocking(task, plan.blocking)
     if blocking:
         what = " ".join(e.text for e in blocking)
-        raise said(Conflict(_("Not rewound: %(what)s Nothing was changed.") % {"what": what},
-                            effects=[e.as_json() for e in blocking]))
+        raise Conflict(said=say("rewind_blocked", what=what), effects=[e.as_json() for e in blocking])
     record = plan.checkpoint
     shown = "; ".join(f"{e.operation} {e.external_id} → {e.undo}" for e in plan.effects) or "none"
     try:
@@ -237,17 +234,15 @@ def _changed_since(task: Task, seen: int) -> Conflict:
     changes = [{"version": e.version, "event": e.event, "actor": e.actor, "from_state": e.from_state,
                 "to_state": e.to_state, "at": e.at.isoformat()}
                for e in TaskEvent.objects.filter(task_id=task.pk, version__gt=seen).order_by("id")]
-    return said(Conflict(_("This request changed since you looked (now version %(v)d); look at the list again.")
-                         % {"v": task.version}, current_version=task.version, changes=changes))
+    return Conflict(said=say("rewind_changed_since", v=task.version), current_version=task.version, changes=changes)
 
 
 def _may_rewind(task: Task, hooks):
     kind = get_kind(task.kind)
     if task.state in kind.terminal:
-        raise said(Conflict(_("This request has ended; a rewind cannot move it back. Fork it to try another way.")))
+        raise Conflict(said=say("rewind_ended"))
     if not any(t.source == task.state and t.event == hooks.rewind_event for t in kind.transitions):
-        raise said(Conflict(_("A request cannot be rewound while an order is being sent or the agent is between "
-                         "steps it cannot leave; wait until it settles.")))
+        raise Conflict(said=say("rewind_between_steps"))
 
 
 # -- fork -------------------------------------------------------------------------------

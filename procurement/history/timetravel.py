@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from agentstate import timetravel as engine
 from agentstate.actors import Actor
-from agentstate.errors import Conflict, DomainError, NotPermitted, said
+from agentstate.errors import Conflict, DomainError, NotPermitted
 from agentstate.external import Indeterminate, Outcome
 from agentstate.models import Approval, MergedData, Receipt, Task
 from agentstate.receipts import receipt_plan, receipt_reconcile, receipt_record
@@ -23,6 +23,7 @@ from procurement.purchase.budget import LIVE as LIVE_HOLDS
 from procurement.purchase.budget import budget_release
 from procurement.words.labels import department_label
 from procurement.models import BudgetReservation, Notification, PurchaseRequest, RequestLine, Supplier
+from procurement.words.erp import WITHDRAWN_BY_REWIND
 from procurement.words.money import ntd
 from procurement.purchase.numbering import request_number_next
 from procurement.infra.queueing import notify_on_commit
@@ -79,9 +80,9 @@ def task_fork(*, user, task_id, checkpoint, lines: list | None = None, supplier:
 def task_pause(*, user, task_id) -> Task:
     task = task_for(user, task_id)
     if not (task.initiator_id == user.pk or may_travel(user, task)):
-        raise said(NotPermitted(_("Only the requester or an admin may pause this request.")))
+        raise NotPermitted(said=say("pause_not_allowed"))
     if task.state not in workflow.PAUSABLE:
-        raise said(Conflict(_("Only a request the agent is working on can be paused."), current_version=task.version))
+        raise Conflict(said=say("pause_not_working"), current_version=task.version)
 
     return fire(task.pk, "pause", actor=user, reason=say("paused", person=user.get_username()))
 
@@ -90,19 +91,17 @@ def task_resume(*, user, task_id) -> Task:
     task = task_for(user, task_id)
     if not (task.initiator_id == user.pk or may_travel(user, task) or may_review(user, task)):
         # Someone who could resume it in no state at all (a watcher) is refused before the state is read.
-        raise said(NotPermitted(_("Only the requester or an admin may resume this request.")))
+        raise NotPermitted(said=say("resume_not_allowed"))
     if task.state == workflow.PAUSED:
         if not (task.initiator_id == user.pk or may_travel(user, task)):
-            raise said(NotPermitted(_("Only the requester or an admin may resume this request.")))
+            raise NotPermitted(said=say("resume_not_allowed"))
     elif task.state == workflow.NEEDS_REVIEW:
         if not may_review(user, task):
-            raise said(NotPermitted(_("Only an admin or a manager of %(department)s may resume a request in review.")
-                                    % {"department": task.tenant}))
+            raise NotPermitted(said=say("resume_review_not_allowed", department=task.tenant))
         # A department's manager resumes from review as the work queue does, in the reviewer's role.
         return engine.task_resume(task=task, actor=Actor(user=user, roles=frozenset({workflow.REVIEWER})))
     else:
-        raise said(Conflict(_("Only a paused request, or one waiting in review, can be resumed."),
-                            current_version=task.version))
+        raise Conflict(said=say("resume_not_stopped"), current_version=task.version)
     return engine.task_resume(task=task, actor=user)
 
 
@@ -162,8 +161,7 @@ class PurchaseHooks:
                     blocking.append(effect)
             elif effect.undo == erp.CANCEL_REQUISITION and receipt.status in IN_DOUBT:
                 if receipt_reconcile(receipt=receipt, client=steps.client()).status not in SETTLED:
-                    raise said(Conflict(_("Not rewound: requisition %(id)s is still in doubt in the ERP. Nothing "
-                                          "else was changed; try again later.") % {"id": effect.external_id}))
+                    raise Conflict(said=say("rewind_requisition_in_doubt", id=effect.external_id))
         return blocking
 
     def compensations_plan(self, task: Task, effects: list[Effect]) -> list[Receipt]:
@@ -175,7 +173,7 @@ class PurchaseHooks:
         for effect in effects:
             if effect.operation == erp.ISSUE_PURCHASE_ORDER:
                 receipt_record(receipt=Receipt.objects.get(pk=effect.ref), outcome=Outcome(
-                    ok=False, reason="withdrawn by a rewind: the ERP holds no live order under its key"))
+                    ok=False, reason=WITHDRAWN_BY_REWIND))
             if effect.undo != erp.CANCEL_REQUISITION:
                 continue
             created = Receipt.objects.get(pk=effect.ref)
@@ -210,13 +208,13 @@ class PurchaseHooks:
     def fork_start(self, original: Task, fork: Task, checkpoint, changes: dict) -> tuple[str, dict]:
         request = PurchaseRequest.objects.filter(task=original).select_related("department").first()
         if request is None:
-            raise said(DomainError(_("This request was never submitted, so there is nothing to fork.")))
+            raise DomainError(said=say("fork_never_submitted"))
         lines = changes.get("lines") or [{"description": line.description, "quantity": line.quantity}
                                          for line in request.lines.all()]
         supplier = changes.get("supplier") or ""
         if supplier and not Supplier.objects.filter(name=supplier).exists():
-            raise said(DomainError(_("No supplier is called “%(name)s”.") % {"name": supplier},
-                              errors={"supplier": [_("Pick a supplier from the list.")]}))
+            raise DomainError(said=say("fork_no_such_supplier", name=supplier),
+                              errors={"supplier": [_("Pick a supplier from the list.")]})
         copy = PurchaseRequest.objects.create(task=fork, number=request_number_next(), department=request.department,
                                               requester=request.requester, justification=request.justification,
                                               budget=request.budget)

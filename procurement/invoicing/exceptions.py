@@ -18,6 +18,7 @@ from agentstate.actors import Actor
 from agentstate.approvals import approval_open
 from agentstate.machine import fire
 from agentstate.models import Approval, Task
+from agentstate.said import say
 
 from procurement import workflow
 from procurement.infra import queueing
@@ -76,7 +77,7 @@ def exception_open(task: Task, po: PurchaseOrder, invoice: SupplierInvoice, vari
     if not isinstance(route, dict):
         return None
     moved = fire(task.pk, "invoice_exception", actor=Actor.runtime("match"), expected_version=task.version,
-                 reason=f"invoice {invoice.number}: variance NT${variance:,.0f}",
+                 reason=say("invoice_variance", number=invoice.number, variance=str(variance)),
                  event_data={"invoice": str(invoice.pk)})
     queueing.notify_on_commit(task.pk)
     return approval_open(task=moved, scope=_scope(po, invoice, variance), approvers=route["user_ids"],

@@ -4,7 +4,8 @@ Accounts payable (the role `accounts_payable`) and admins enter invoices and see
 requester sees those of her own requests and may not enter one (403)."""
 from django.utils.translation import gettext as _
 
-from agentstate.errors import Conflict, NotFound, NotPermitted, said
+from agentstate.errors import Conflict, NotFound, NotPermitted
+from agentstate.said import say
 from agentstate.ids import is_uuid
 from agentstate.models import Task
 
@@ -22,12 +23,12 @@ def po_to_invoice(user, task_id) -> PurchaseOrder:
     task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
     ap = task is not None and is_accounts_payable(user)
     if task is None or not (ap or may_view(user, task)):
-        raise said(NotFound(_("No such request.")))
+        raise NotFound(said=say("no_such_request"))
     if not ap:
-        raise said(NotPermitted(_("Only accounts payable enters supplier invoices.")))
+        raise NotPermitted(said=say("invoice_ap_only"))
     po = purchase_order_of(task)
     if po is None:
-        raise said(Conflict(_("This request has no purchase order yet, so there is nothing to invoice.")))
+        raise Conflict(said=say("invoice_without_po"))
     return po
 
 
@@ -44,7 +45,7 @@ def invoices_visible_to(user):
 def invoice_for(user, invoice_id) -> SupplierInvoice:
     invoice = invoices_visible_to(user).filter(pk=invoice_id).first() if is_uuid(invoice_id) else None
     if invoice is None:
-        raise said(NotFound(_("No such invoice.")))
+        raise NotFound(said=say("no_such_invoice"))
     return invoice
 
 

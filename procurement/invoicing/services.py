@@ -4,9 +4,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from agentstate.errors import Conflict, DomainError, said
+from agentstate.errors import Conflict, DomainError
 from agentstate.models import Approval, Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
+from agentstate.said import say
 
 from procurement.infra import erp
 from procurement.invoicing.entry import Entry, invoice_entry
@@ -19,21 +20,18 @@ from procurement.invoicing.selectors import po_to_invoice
 
 class InvoiceInvalid(DomainError):
     """Field errors in the reader's language; nothing was written."""
-    translated = True
 
 
 def _duplicate(seller_tax_id: str, number: str) -> Conflict:
-    other = SupplierInvoice.objects.filter(seller_tax_id=seller_tax_id, number=number).select_related(
-        "task__purchase_request").first()
-    request = getattr(getattr(other.task, "purchase_request", None), "number", "") if other else ""
-    return said(Conflict(_("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); "
-                           "an invoice is entered once.") % {"number": number, "tax_id": seller_tax_id,
-                                                             "request": request or "—"}))
+    other = SupplierInvoice.objects.filter(seller_tax_id=seller_tax_id, number=number).values_list(
+        "task_id", flat=True).first()
+    request = str(other) if other else ""
+    return Conflict(said=say("invoice_entered_twice", number=number, tax_id=seller_tax_id, request=request))
 
 
 def _refused(error: ValidationError) -> InvoiceInvalid:
     errors = {field: [str(m) for m in messages] for field, messages in error.message_dict.items()}
-    return InvoiceInvalid(_("The invoice was not entered: please correct the fields shown."), errors=errors)
+    return InvoiceInvalid(said=say("invoice_not_entered"), errors=errors)
 
 
 def invoice_enter(*, user, task_id, fields: dict) -> SupplierInvoice:
@@ -112,7 +110,7 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
     if invoice.status == SupplierInvoice.Status.POSTED:
         return invoice
     if invoice.status != SupplierInvoice.Status.MATCHED:
-        raise said(Conflict(_("Only a matched invoice is posted to the ERP.")))
+        raise Conflict(said=say("invoice_post_unmatched"))
     receipt = receipt_plan(task=invoice.task, operation=erp.POST_SUPPLIER_INVOICE, scope=f"invoice:{invoice.pk}",
                            request=posting_request(invoice))
 

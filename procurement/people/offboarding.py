@@ -51,10 +51,10 @@ def user_offboard(*, user, by, policy: str = "cancel") -> OffboardReport:
     is cancelled in its own, so a task that moved meanwhile is reported, not fatal."""
     _require_admin(by)
     if policy not in TASK_POLICIES:
-        raise DomainError(f"Unknown task policy {policy!r}.",
-                          errors={"policy": [f"Choose one of: {', '.join(TASK_POLICIES)}."]})
+        refused = say("offboard_unknown_policy", policy=policy, choices=list(TASK_POLICIES))
+        raise DomainError(said=refused, errors={"policy": [str(refused)]})
     if user.pk == by.pk:
-        raise DomainError("You cannot offboard yourself.", errors={"user": ["You cannot offboard yourself."]})
+        raise DomainError(said=say("offboard_self"), errors={"user": [str(say("offboard_self"))]})
     report = OffboardReport(user.get_username())
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(is_active=False)
@@ -113,4 +113,4 @@ def _cancel(task, *, by, report: OffboardReport):
 
 def _require_admin(by):
     if by is None or not by.is_active or not by.is_superuser:
-        raise NotPermitted("Only an admin may offboard or erase a person.")
+        raise NotPermitted(said=say("offboard_admin_only"))

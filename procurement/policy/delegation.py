@@ -8,7 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agentstate.errors import DomainError, NotFound, said
+from agentstate.errors import DomainError, NotFound
+from agentstate.said import say
 
 from procurement.infra.queueing import notify_delegations_on_commit
 from procurement.selectors.delegations import forget_delegations
@@ -66,7 +67,7 @@ def delegation_create(*, delegator, delegate_username: str, starts: date, ends: 
         if delegate is None:
             errors.setdefault("delegate", []).insert(0, _("No such person: %(name)s.") % {"name": delegate_username})
         if errors:
-            raise said(DomainError(_("The delegation was not saved; see the fields."), errors=errors))
+            raise DomainError(said=say("delegation_not_saved"), errors=errors)
         made = Delegation.objects.create(delegator=delegator, delegate=delegate, starts=starts, ends=ends)
         notify_delegations_on_commit()  # the delegate is told
     forget_delegations()
@@ -79,7 +80,7 @@ def delegation_delete(*, user, delegation_id) -> None:
     if not user.is_superuser:
         rows = rows.filter(delegator=user)
     if not rows.delete()[0]:
-        raise NotFound("No such delegation.")
+        raise NotFound(said=say("no_such_delegation"))
     forget_delegations()
 
 

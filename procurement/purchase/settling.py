@@ -29,12 +29,13 @@ from procurement.models import BudgetReservation, Notification
 from procurement.words.money import ntd
 from procurement.infra.queueing import enqueue_advance, notify_on_commit
 from procurement.words import error_words
+from procurement.words.erp import WITHDRAWN_ON_CANCEL
 from procurement.policy.tolerances import purchase_order_record
 
 IN_DOUBT = (Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 # Creations the ERP lacks are withdrawn on cancel; a cancellation it lacks is simply sent again.
 WITHDRAWABLE = (erp.CREATE_REQUISITION, erp.ISSUE_PURCHASE_ORDER)
-WITHDRAWN = "confirmed absent in the ERP when the task was cancelled; withdrawn, never sent again"
+WITHDRAWN = WITHDRAWN_ON_CANCEL  # the receipt's note, in words in procurement.words.erp
 
 
 @dataclass(frozen=True)

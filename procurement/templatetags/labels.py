@@ -108,8 +108,29 @@ def error_words(text) -> str:
 @register.filter
 def said(value) -> str:
     """What is stored as a code (a Said's JSON: the agent's question, a dry run's reason) in the
-    reader's language; a person's own words as written."""
-    return words.said_or_text(value)
+    reader's language; text (a chat turn, a person's own words) as written, with its removal
+    markers in the reader's language."""
+    if words.Said.of(value) is not None:
+        return words.said_or_text(value)
+    return labels.redactions_in(value)
+
+
+@register.filter
+def recorded_reason(event) -> str:
+    """An event's reason under the admins' details: its words, or the uncoded text quoted."""
+    return words.recorded_reason(event)
+
+
+@register.filter
+def erp_error(text) -> str:
+    """A receipt's ERP error under the admins' details: in words, or quoted as recorded."""
+    return words.erp_error(text) if text else ""
+
+
+@register.filter
+def transition_roles(allowed) -> str:
+    """Who may fire a transition, each in words, listed."""
+    return labels.listed(labels.label(labels.TRANSITION_ROLES, role) for role in allowed or ())
 
 
 @register.filter
@@ -133,12 +154,6 @@ def deletion_words(report, done="") -> str:
 @register.filter
 def step_label(step) -> str:
     return labels.label(labels.STEP_LABELS, step)
-
-
-@register.filter
-def said(text) -> str:
-    """A chat turn's text, with removal markers in the reader's language."""
-    return labels.redactions_in(text)
 
 
 @register.filter

@@ -64,6 +64,19 @@ def event_reason(event) -> str:
     return render(said)
 
 
+def recorded_reason(event) -> str:
+    """An event's reason for the admins' details, in the reader's language: its code's words; a
+    reason stored without a code (a comment, a row older than codes) as a quotation, never dropped."""
+    said = of_event(event)
+    return render(said) if said is not None else params.quoted(getattr(event, "reason", ""))
+
+
+def erp_error(text) -> str:
+    """A receipt's ERP error for the admins' details: in a few words when it has a known shape,
+    else quoted as the ERP client recorded it."""
+    return error_words(text) or params.quoted(text)
+
+
 def said_or_text(value) -> str:
     """What is stored as a Said (its JSON), in words; a plain string (a person's words) as written."""
     said = Said.of(value)

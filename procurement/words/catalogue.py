@@ -38,6 +38,8 @@ EVENTS = {
     "cancelled_in_chat": _w(_s("cancelled in the chat")),
     "cancelled_as_twin": _w(_s("cancelled by %(who)s, who approved %(number)s for the same goods instead"),
                             who="person"),
+    # procurement.invoicing.exceptions
+    "invoice_variance": _w(_r("invoice %(number)s: variance %(variance)s"), variance="money"),
     "offboarded": _w(_r("%(person)s left the organisation (offboarded by %(by)s)"), person="person", by="person"),
     # procurement.purchase.steps
     "requisition_replaced": _w(_s("the previous ERP requisition was cancelled and its budget released")),

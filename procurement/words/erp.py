@@ -19,6 +19,15 @@ ERP_ERRORS = [(re.compile(pattern), words) for pattern, words in [
     (r"ERP answered without the id of what it made",
      pgettext_lazy("erp error", "The ERP answered without saying what it made.")),
 ]]
+# What the app itself records on a receipt it withdrew (stored as written, for logs), in words.
+WITHDRAWN_ON_CANCEL = "confirmed absent in the ERP when the task was cancelled; withdrawn, never sent again"
+WITHDRAWN_BY_REWIND = "withdrawn by a rewind: the ERP holds no live order under its key"
+OWN_NOTES = {
+    WITHDRAWN_ON_CANCEL: pgettext_lazy("erp error", "The ERP did not have it when the request was cancelled; it was "
+                                                    "withdrawn and is never sent again."),
+    WITHDRAWN_BY_REWIND: pgettext_lazy("erp error", "Withdrawn by a rewind: the ERP holds no live order under its "
+                                                    "key."),
+}
 FAILED_PREFIX = re.compile(r"^step '\w+' failed \d+ times in a row; last error: ")
 UNCHECKED = pgettext_lazy("erp error", "Whether the ERP made it could not be checked: %(why)s")
 
@@ -26,6 +35,8 @@ UNCHECKED = pgettext_lazy("erp error", "Whether the ERP made it could not be che
 def error_words(text: str) -> str:
     """An ERP error (as a receipt or a failed step records it) in the reader's language, or ""."""
     text = FAILED_PREFIX.sub("", " ".join(str(text or "").split()))
+    if text in OWN_NOTES:
+        return str(OWN_NOTES[text])
     unchecked = text.startswith("could not verify: ")  # agentstate.receipts: the look-up by key failed too
     text = text.removeprefix("could not verify: ")
     for pattern, words in ERP_ERRORS:

@@ -328,6 +328,18 @@ RULE_LABELS = {
     "chain": pgettext_lazy("approval rule", "the approval chain"),
 }
 
+# Who may fire an event, as the transition table names them (agentstate.kinds.T.allowed), for the
+# admins' view of the table.
+TRANSITION_ROLES = {
+    "initiator": pgettext_lazy("transition role", "the requester"),
+    "approver": pgettext_lazy("transition role", "an approver"),
+    "reviewer": pgettext_lazy("transition role", "the work queue"),
+    "runtime": pgettext_lazy("transition role", "the agent"),
+    "receiver": pgettext_lazy("transition role", "who records deliveries"),
+    "closer": pgettext_lazy("transition role", "who closes what is left open"),
+    "agentstate.change_task": pgettext_lazy("transition role", "an admin"),
+}
+
 # The agent's own names in the event log: the worker's host and pid ("web-1:4242") and the
 # runtime's parts. People see "the agent"; admins see the name under "details".
 RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "escalation", "agent"})

@@ -76,6 +76,43 @@ REFUSALS = {
     "review_reference_unknown": _g("The ERP has nothing under this request's key, so %(id)s is not its outcome. "
                                    "Retry the step to send it again, or cancel."),
     "review_reference_other": _g("The ERP holds %(found)s under this request's key, not %(id)s."),
+    # going back in time (agentstate.timetravel, procurement.history.timetravel)
+    "no_time_travel": _g("This kind of task cannot go back in time."),
+    "no_such_checkpoint": _g("This request has no checkpoint %(id)s."),
+    "pause_not_allowed": _g("Only the requester or an admin may pause this request."),
+    "pause_not_working": _g("Only a request the agent is working on can be paused."),
+    "resume_not_allowed": _g("Only the requester or an admin may resume this request."),
+    "resume_review_not_allowed": _g("Only an admin or a manager of %(department)s may resume a request in review.",
+                                    department="department"),
+    "resume_not_stopped": _g("Only a paused request, or one waiting in review, can be resumed."),
+    "resume_in_doubt": _g("An outcome is still in doubt in the other system; nothing was resumed. Try again once "
+                          "it answers."),
+    "rewind_point_not_working": _g("A request can only be rewound to a checkpoint taken while the agent was working "
+                                   "on it; pick another."),
+    "rewind_blocked": _g("Not rewound: %(what)s Nothing was changed.", what="note"),
+    "rewind_requisition_in_doubt": _g("Not rewound: requisition %(id)s is still in doubt in the ERP. Nothing else "
+                                      "was changed; try again later."),
+    "rewind_changed_since": _g("This request changed since you looked (now version %(v)d); look at the list again."),
+    "rewind_ended": _g("This request has ended; a rewind cannot move it back. Fork it to try another way."),
+    "rewind_between_steps": _g("A request cannot be rewound while an order is being sent or the agent is between "
+                               "steps it cannot leave; wait until it settles."),
+    "fork_never_submitted": _g("This request was never submitted, so there is nothing to fork."),
+    "fork_no_such_supplier": _g("No supplier is called “%(name)s”."),
+    # supplier invoices (procurement.invoicing)
+    "no_such_request": _g("No such request."),
+    "no_such_invoice": _g("No such invoice."),
+    "invoice_ap_only": _g("Only accounts payable enters supplier invoices."),
+    "invoice_without_po": _g("This request has no purchase order yet, so there is nothing to invoice."),
+    "invoice_not_entered": _g("The invoice was not entered: please correct the fields shown."),
+    "invoice_entered_twice": _g("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); an "
+                                "invoice is entered once.", request="request"),
+    "invoice_post_unmatched": _g("Only a matched invoice is posted to the ERP."),
+    # people and their stand-ins (procurement.people.offboarding, procurement.policy.delegation)
+    "offboard_admin_only": _r("Only an admin may offboard or erase a person."),
+    "offboard_self": _r("You cannot offboard yourself."),
+    "offboard_unknown_policy": _r("There is no way %(policy)s to handle their open requests; choose one of: "
+                                  "%(choices)s."),
+    "no_such_delegation": _r("No such delegation."),
     # the chat (procurement.chat.runtime, procurement.chat.dispose)
     "conversation_expired": _r("This conversation has expired; start a new one."),
     "draft_incomplete": _r("The draft is not complete yet (missing: %(fields)s)", fields="draft_fields"),

@@ -105,6 +105,14 @@ def test_replay_shows_would_call_beside_what_happened_and_the_erp_hears_nothing(
     assert Task.objects.get(pk=waiting.pk).version == waiting.version
 
 
+def test_a_replay_says_each_steps_reason_in_words_in_zh_hant_not_as_its_stored_code(waiting, demo):
+    text = visible_text(post(demo["carol"], waiting, "task-replay", {"checkpoint": point(waiting)},
+                             "zh-hant").content.decode())
+
+    assert "決標給" in text and "送交主管核准" in text, text
+    assert "'code'" not in text and "awarded" not in text and "routed" not in text, text
+
+
 def test_fork_goes_to_the_new_request_and_both_pages_link_each_other(waiting, demo):
     answer = post(demo["carol"], waiting, "task-fork", {"checkpoint": point(waiting)})
 

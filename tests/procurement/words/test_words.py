@@ -27,6 +27,9 @@ SAMPLES = {  # one value for each parameter a code may take
     "rows": 3, "questions": 1, "row": 2, "price": "1200", "tax_id": "12345675", "item": "Laptop",
     "quoted": ["螢幕架"], "items": ["Laptop", "Monitor"], "available": "1000", "needed": "73290", "held": "50000",
     "cap": "60000", "found": 3, "known": 2,
+    # going back in time, invoices and people (procurement.words.refusals)
+    "v": 9, "what": "採購單 PO-000123 已在供應商手上，這裡無法撤回。", "policy": "reassign", "choices": ["cancel"],
+    "variance": "1050",
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
 # and HTTP, and a purchase order's PO- in an example, as the zh-Hant pages write them.
@@ -240,3 +243,12 @@ def test_a_sentence_the_second_migration_does_not_know_stays_as_it_was():
     migration = importlib.import_module("procurement.migrations.0016_words_agent_sentences_as_codes")
     assert migration.said_of("please use the 14-inch model") is None
     assert migration.said_of("The department has NT$1,000 of budget left.", migration.QUESTIONS) is None
+
+
+@pytest.mark.parametrize("note", ["WITHDRAWN_ON_CANCEL", "WITHDRAWN_BY_REWIND"])
+def test_what_the_app_notes_on_a_receipt_it_withdrew_reads_in_words(zh, note):
+    from procurement.words import erp
+
+    shown = words.erp_error(getattr(erp, note))
+    assert shown and "ERP" in shown and not set(re.findall(r"[A-Za-z]+", shown)) - ALLOWED_LATIN, shown
+    assert words.erp_error("socket closed") == "「socket closed」", "an error of no known shape is quoted"
