@@ -15,6 +15,7 @@ from procurement.invoicing.po import PurchaseOrder, issued_approval
 from procurement.invoicing.exceptions import invoice_approval
 from procurement.invoicing.matching import invoice_match
 from procurement.invoicing.selectors import po_to_invoice
+from procurement.purchase.completion import task_complete_if_done
 
 
 class InvoiceInvalid(DomainError):
@@ -123,4 +124,6 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
 
     receipt_perform(receipt=receipt, client=client or erp.ErpClient(), on_outcome=recorded)
     invoice.refresh_from_db()
+    if invoice.status == SupplierInvoice.Status.POSTED:
+        task_complete_if_done(invoice.task_id)  # the last invoice posted closes the request
     return invoice

@@ -17,6 +17,7 @@ from procurement.infra import erp, queueing
 from procurement import workflow
 from procurement.purchase.budget import budget_release_part
 from procurement.purchase.pricing import totals
+from procurement.purchase.completion import task_complete_if_done
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine
 from procurement.purchase.progress import Progress, ordered_lines, progress_of
 
@@ -106,7 +107,10 @@ def erp_receipt_send(*, receipt_id, client=None) -> Receipt:
     """Send a planned receiving call (a goods receipt, a close) under the receipts protocol: once,
     looked up by key when the answer is lost, `unknown` when nobody can tell."""
     receipt = Receipt.objects.get(pk=receipt_id)
-    return receipt_perform(receipt=receipt, client=client or erp.ErpClient())
+    receipt = receipt_perform(receipt=receipt, client=client or erp.ErpClient())
+    if receipt.operation == erp.POST_GOODS_RECEIPT and receipt.status == Receipt.Status.CONFIRMED:
+        task_complete_if_done(receipt.task_id)  # the last posting the request waited for
+    return receipt
 
 
 def erp_status(goods_receipt: GoodsReceipt) -> str:
