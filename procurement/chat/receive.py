@@ -7,7 +7,7 @@ from agentstate.models import Task
 
 from procurement import workflow
 from procurement.chat import draft as drafts
-from procurement.chat.status import name_of, state_words
+from procurement.chat.status import name_of, state_words, task_words
 from procurement.models import SupplierInvoice
 from procurement.chat.vocabulary import match_item
 from procurement.purchase.progress import PROGRESS_READS, progress_of, standing_words
@@ -92,7 +92,7 @@ def recorded(task_id, view, lines: list, lang: str) -> str:
 
 def _not_ordered(view, lang: str) -> str:
     return say("not_ordered", lang, number=name_of(view, lang), what=drafts.describe_lines(view.lines, lang),
-               state=state_words(view.state, lang))
+               state=task_words(view, lang))
 
 
 def arrival_reply(view, lang: str) -> str:

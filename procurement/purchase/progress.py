@@ -87,15 +87,20 @@ PROGRESS_READS = ("goods_receipts__lines", "supplier_invoices__lines")
 
 
 def standing_words(state: str, progress: Progress | None) -> str | None:
-    """「已下單，等待到貨」, 「部分到貨（2/3）」, 「已驗收，等待發票」, 「已結案」; None before the PO."""
+    """「已下單，等待到貨」, 「部分到貨（2/3）」, 「已驗收，等待發票」, 「發票待簽核」, 「已驗收，發票已核對，結案中」,
+    「已結案」; None before the PO."""
     if state == workflow.CLOSED:
         return pgettext("request stands", "Closed")
     if state != workflow.CONFIRMED or progress is None:
         return None
+    if progress.invoice_exception:
+        return pgettext("request stands", "Invoice waiting for approval")
     status = progress.receipt_status
     if status == NONE:
         return pgettext("request stands", "Ordered, waiting for delivery")
     if status == PARTIAL:
         return pgettext("request stands", "Partly delivered (%(received)s/%(ordered)s)") % {
             "received": progress.received, "ordered": progress.ordered}
+    if progress.billing_status == FULL:
+        return pgettext("request stands", "Received and invoiced, being closed")
     return pgettext("request stands", "Received, waiting for the invoice")

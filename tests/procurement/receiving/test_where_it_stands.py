@@ -5,6 +5,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from agentstate.models import Session
 from procurement.models import Membership, Notice
 from procurement.receiving.services import goods_receipt_record, purchase_order_close_short
 
@@ -63,3 +64,17 @@ def test_she_is_told_when_a_colleague_records_her_goods_and_not_when_she_does(de
     receive(demo, task, 1, who="erin")
     notice = Notice.objects.get(recipient=demo["alice"], kind="goods_received")
     assert "部分到貨（2/3）" in notice.texts["zh-hant"] and "Partly delivered (2/3)" in notice.texts["en"]
+
+
+def test_her_conversation_reads_ended_only_once_the_request_is_closed(demo, erp, eager):
+    task = ordered(demo)
+    session = Session.objects.create(owner=demo["alice"], task=task)
+    receive(demo, task, 3)
+    for language, ended in (("zh-hant", "已結束：請購單已結案"), ("en", "Closed: its request ended")):
+        assert ended not in page(demo["alice"], "task-page", language, task.pk)
+        assert ended not in page(demo["alice"], "chat-page", language, session.pk)
+    other = ordered(demo)
+    Session.objects.create(owner=demo["alice"], task=other)
+    purchase_order_close_short(task_id=other.pk, user=demo["bob"], reason="out of stock")
+    assert "已結束：請購單已結案" in page(demo["alice"], "task-page", "zh-hant", other.pk)
+
