@@ -86,6 +86,7 @@ def invoice_match(invoice: SupplierInvoice, po: PurchaseOrder | None = None, tas
     invoice.status = OUTCOME_STATUS[outcome.status]
     invoice.exceptions = [variance.as_json() for variance in outcome.exceptions]
     invoice.save(update_fields=["status", "exceptions"])
+    queueing.notify_on_commit(invoice.task_id)  # accounts payable hears of one waiting for its goods
     if invoice.status == Status.MATCHED:
         queueing.enqueue_invoice_post(invoice.pk)
     elif invoice.status == Status.EXCEPTION:

@@ -8,7 +8,7 @@ from agentstate.errors import Conflict, DomainError, said
 from agentstate.models import Approval, Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 
-from procurement.infra import erp
+from procurement.infra import erp, queueing
 from procurement.invoicing.entry import Entry, invoice_entry
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval
@@ -126,4 +126,5 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
     invoice.refresh_from_db()
     if invoice.status == SupplierInvoice.Status.POSTED:
         task_complete_if_done(invoice.task_id)  # the last invoice posted closes the request
+        queueing.notify_on_commit(invoice.task_id)  # accounts payable hears it was posted
     return invoice
