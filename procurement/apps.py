@@ -19,7 +19,10 @@ class ProcurementConfig(AppConfig):
         from procurement.notices.derive import notices_for_task
         from procurement.notices.delegations import delegation_notices
 
-        queueing.notices_written_by(notices_for_task, delegations=delegation_notices)
+        from procurement.notices.invoices import invoice_notices
+
+        queueing.notices_written_by(lambda task_id: notices_for_task(task_id) + invoice_notices(task_id),
+                                    delegations=delegation_notices)
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),

@@ -21,6 +21,7 @@ from procurement.infra import queueing
 from procurement.purchase import retries, steps
 from procurement.infra.faults import crash_point
 from procurement.notices.arrivals import arrival_checks
+from procurement.notices.invoices import invoice_notices_catch_up
 from procurement.notices.derive import approval_reminders, notices_catch_up, notices_for_task
 from procurement.notices.delegations import delegation_notices
 from procurement.policy.escalation import approvals_escalate
@@ -126,6 +127,7 @@ def recover():
     first day too), outbox."""
     report = recovery_pass()
     notices_catch_up()
+    invoice_notices_catch_up()
     approval_reminders()
     arrival_checks()
     delegation_notices()

@@ -257,6 +257,7 @@ class TaskView:
     waiting_on: dict = field(default_factory=dict)  # {"who": usernames or "requester", "since": iso time}
     decision: dict = field(default_factory=dict)   # newest decided approval: status, by, at, comment
     created_at: str = ""
+    progress: object = None                        # after the PO: purchase.progress.Progress (goods, invoices)
 
 
 @dataclass(frozen=True)

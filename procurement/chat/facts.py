@@ -12,6 +12,7 @@ from agentstate.models import Approval, Receipt, Task
 
 from procurement.infra import erp
 from procurement import workflow
+from procurement.purchase.progress import PROGRESS_READS
 from procurement.purchase.requests import NEVER_SUBMITTED, request_now
 from procurement.selectors.tasks import own_tasks
 from procurement.chat.brain import TaskView
@@ -25,7 +26,7 @@ def _tasks():
     """Everything request_now and the chat's answers read, in a fixed number of queries."""
     return (Task.objects.filter(kind=workflow.KIND)
             .select_related("initiator", "purchase_request__department")
-            .prefetch_related("purchase_request__lines",
+            .prefetch_related("purchase_request__lines", *PROGRESS_READS,
                               Prefetch("receipts", queryset=Receipt.objects.order_by("created_at")),
                               Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")
                                        .order_by("-created_at"))))
@@ -98,7 +99,8 @@ def task_view(task: Task) -> TaskView:
         total=None if now.total is None else str(now.total),
         waiting_on={"kind": waiting.kind, "people": list(waiting.people), "since": waiting.since.isoformat()}
         if waiting else {},
-        decision=_decision(approvals), created_at=task.created_at.isoformat() if task.created_at else "")
+        decision=_decision(approvals), created_at=task.created_at.isoformat() if task.created_at else "",
+        progress=now.progress)
 
 
 def _decision(approvals) -> dict:

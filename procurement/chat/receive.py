@@ -7,10 +7,10 @@ from agentstate.models import Task
 
 from procurement import workflow
 from procurement.chat import draft as drafts
-from procurement.chat.status import name_of, state_words
+from procurement.chat.status import name_of, state_words, task_words
 from procurement.models import SupplierInvoice
 from procurement.chat.vocabulary import match_item
-from procurement.purchase.progress import progress_of, standing_words
+from procurement.purchase.progress import PROGRESS_READS, progress_of, standing_words
 from procurement.words.arrivals import joined, reason_words, say
 from procurement.words.phrases import in_lang, language
 
@@ -22,7 +22,7 @@ class Plan:
 
 
 def receivable(task_id) -> Task:
-    return Task.objects.prefetch_related("goods_receipts__lines").get(pk=task_id)
+    return Task.objects.prefetch_related(*PROGRESS_READS).get(pk=task_id)
 
 
 def plan(task: Task, action, view, lang: str, catalogue=()) -> Plan:
@@ -92,7 +92,7 @@ def recorded(task_id, view, lines: list, lang: str) -> str:
 
 def _not_ordered(view, lang: str) -> str:
     return say("not_ordered", lang, number=name_of(view, lang), what=drafts.describe_lines(view.lines, lang),
-               state=state_words(view.state, lang))
+               state=task_words(view, lang))
 
 
 def arrival_reply(view, lang: str) -> str:

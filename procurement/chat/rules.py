@@ -20,7 +20,7 @@ from procurement.chat.hearing import Heard, decide
 from procurement.chat.extract import NUMBER, REMOVE, extract, find_money, is_spec_of_gone_item, lone_count, tax_basis, to_int
 from procurement.words.phrases import entry_words, join, listed, say
 from procurement.chat.questions import REF, is_open_question
-from procurement.chat.status import name_of, one_line, open_question, state_words
+from procurement.chat.status import name_of, one_line, open_question, state_words, task_words
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}
@@ -158,7 +158,7 @@ class RuleBrain(ArrivalHandlers):
             # can be done instead. 「我還要再買兩台螢幕」 names something new and starts a draft.
             ended = ctx.task
             return Proposal(say("ended_ask_again", ctx.lang, number=name_of(ended, ctx.lang),
-                                state=state_words(ended.state, ctx.lang)), NoAction())
+                                state=task_words(ended, ctx.lang)), NoAction())
         return None
 
     def unclear_question(self, ctx, heard):
@@ -179,7 +179,7 @@ class RuleBrain(ArrivalHandlers):
         return self.amend(ctx, ctx.task)
 
     def no_changes_now(self, ctx, heard):
-        return Proposal(say("no_changes_now", ctx.lang, state=state_words(ctx.task.state, ctx.lang)), NoAction())
+        return Proposal(say("no_changes_now", ctx.lang, state=task_words(ctx.task, ctx.lang)), NoAction())
 
     def status(self, ctx: Context, question) -> Status:
         task_id = ""

@@ -11,6 +11,7 @@ from procurement.words import labels
 from procurement import selectors, workflow
 from procurement.words import event_reason, said_or_text
 from procurement.words.people import person_label
+from procurement.purchase.progress import standing_words
 from procurement.purchase.requests import ANSWER, APPROVAL, CONFIRMATION, WaitingOn, moment
 from procurement.chat import dates
 from procurement.chat import draft as drafts
@@ -24,6 +25,14 @@ def state_words(state: str, lang: str) -> str:
         return say("waiting_for_your_answer", lang)
     with language(lang):
         return labels.state_meaning(state)
+
+
+def task_words(task, lang: str) -> str:
+    """The request's state in words; after its PO how far goods and invoices came, as her home
+    says it: 「部分到貨（2/3）」, 「已驗收，等待發票」, 「已結案」."""
+    with language(lang):
+        standing = standing_words(task.state, getattr(task, "progress", None))
+    return str(standing) if standing else state_words(task.state, lang)
 
 
 def open_question(task, lang: str) -> str:
@@ -51,7 +60,7 @@ def name_of(task, lang: str) -> str:
 
 def one_line(task, lang: str) -> str:
     """`Laptop × 20 — waiting for approval [REQ-000012]`: enough to tell two requests apart."""
-    return f"{drafts.describe_lines(task.lines, lang)} — {state_words(task.state, lang)} [{name_of(task, lang)}]"
+    return f"{drafts.describe_lines(task.lines, lang)} — {task_words(task, lang)} [{name_of(task, lang)}]"
 
 
 def when(iso: str) -> str:
@@ -62,7 +71,7 @@ def _head(task, lang: str) -> str:
     if task.state == workflow.DRAFT:  # no number and nothing sent yet: 「您的草稿（辦公椅 × 1）還沒送出。」
         return say("draft_head", lang, what=drafts.describe_lines(task.lines, lang))
     return say("status_head", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
-               state=state_words(task.state, lang))
+               state=task_words(task, lang))
 
 
 def _waiting(task, lang: str) -> str:
@@ -148,7 +157,7 @@ def _current(receipts: list[dict]) -> list[dict]:
 def supplier_reply(task, lang: str) -> str:
     """"Why this supplier?": the rule the award follows, with the winner and its total."""
     if not task.supplier:
-        return join(say("supplier_none", lang, number=name_of(task, lang), state=state_words(task.state, lang)),
+        return join(say("supplier_none", lang, number=name_of(task, lang), state=task_words(task, lang)),
                     _waiting(task, lang))
     return say("supplier_why", lang, number=name_of(task, lang), supplier=task.supplier,
                total=drafts.money(task.total) if task.total else "-")
@@ -166,7 +175,7 @@ def nudge_reply(task, lang: str) -> str:
     """"Can you remind dave?": who was told and when, and the reminder that goes by itself."""
     pending = next((a for a in task.approvals if a["status"] == "pending"), None)
     if pending is None or task.state != workflow.AWAITING_APPROVAL:
-        return join(say("nudge_nothing", lang, number=name_of(task, lang), state=state_words(task.state, lang)),
+        return join(say("nudge_nothing", lang, number=name_of(task, lang), state=task_words(task, lang)),
                     _waiting(task, lang))
     deadline = timezone.localtime(datetime.fromisoformat(pending["expires_at"])) if pending["expires_at"] else None
     when = say("day_and_time", lang, day=dates.day_words(deadline.date(), lang), time=f"{deadline:%H:%M}") \
@@ -191,7 +200,7 @@ def po_reply(task, lang: str) -> str:
     if task.po_number:
         return say("po_issued", lang, number=name_of(task, lang), po=task.po_number, what=what,
                    supplier=task.supplier or "-", total=drafts.money(task.total) if task.total else "-")
-    return join(say("po_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang)),
+    return join(say("po_none", lang, number=name_of(task, lang), what=what, state=task_words(task, lang)),
                 _waiting(task, lang))
 
 
@@ -216,7 +225,7 @@ def why_reply(task, lang: str) -> str:
         return join(head, _decided(task, lang))  # 「主管有說什麼嗎」 after 「OK，盡快到貨」
     # 「為什麼還沒核准」: nothing went wrong, so say what it is waiting for, on whom and since when.
     return join(say("why_nothing", lang, number=name_of(task, lang), what=drafts.describe_lines(task.lines, lang),
-                    state=state_words(task.state, lang)), _waiting(task, lang))
+                    state=task_words(task, lang)), _waiting(task, lang))
 
 
 def change_reply(task, lang: str) -> str:
@@ -227,7 +236,7 @@ def change_reply(task, lang: str) -> str:
                    number=name_of(task, lang), what=what, comment=decision["comment"])
     if task.state == workflow.AWAITING_INPUT and task.question:
         return join(_head(task, lang), say("waiting_for", lang, question=open_question(task, lang)))
-    return say("change_none", lang, number=name_of(task, lang), what=what, state=state_words(task.state, lang))
+    return say("change_none", lang, number=name_of(task, lang), what=what, state=task_words(task, lang))
 
 
 def list_reply(tasks, lang: str, *, open_only: bool = False, more: int = 0) -> str:
@@ -235,7 +244,7 @@ def list_reply(tasks, lang: str, *, open_only: bool = False, more: int = 0) -> s
     if not tasks:
         return say("no_open_requests" if open_only else "no_requests", lang)
     rows = [say("list_row", lang, n=n, number=name_of(t, lang), what=drafts.describe_lines(t.lines, lang),
-                state=state_words(t.state, lang)) + (say("list_po", lang, po=t.po_number) if t.po_number else "")
+                state=task_words(t, lang)) + (say("list_po", lang, po=t.po_number) if t.po_number else "")
             for n, t in enumerate(tasks, start=1)]
     if more > 0:
         rows.append(say("list_more", lang, n=more))

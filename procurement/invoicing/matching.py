@@ -19,6 +19,7 @@ from procurement.invoicing.exceptions import exception_open, invoice_approval
 from procurement.invoicing import match
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 from procurement.models.invoicing import SupplierInvoice
+from procurement.purchase.completion import task_complete_if_done
 
 Status = SupplierInvoice.Status
 # Invoices whose quantities count as billed when another invoice on the same line is matched.
@@ -85,6 +86,7 @@ def invoice_match(invoice: SupplierInvoice, po: PurchaseOrder | None = None, tas
     invoice.status = OUTCOME_STATUS[outcome.status]
     invoice.exceptions = [variance.as_json() for variance in outcome.exceptions]
     invoice.save(update_fields=["status", "exceptions"])
+    queueing.notify_on_commit(invoice.task_id)  # accounts payable hears of one waiting for its goods
     if invoice.status == Status.MATCHED:
         queueing.enqueue_invoice_post(invoice.pk)
     elif invoice.status == Status.EXCEPTION:
@@ -105,6 +107,12 @@ def invoices_rematch(task_id) -> list[SupplierInvoice]:
     """Goods arrived (or went back), or an approval was decided: match again, oldest first, the
     task's invoices waiting for goods and its exceptions nobody is deciding now. Returns those
     whose status changed."""
+    changed = _rematch(task_id)
+    task_complete_if_done(task_id)  # goods that complete a request whose invoices are all posted
+    return changed
+
+
+def _rematch(task_id) -> list[SupplierInvoice]:
     changed = []
     with transaction.atomic():
         task = Task.objects.select_for_update(no_key=True).get(pk=task_id)

@@ -9,13 +9,14 @@ from agentstate.models import Approval, Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
 from agentstate.said import say
 
-from procurement.infra import erp
+from procurement.infra import erp, queueing
 from procurement.invoicing.entry import Entry, invoice_entry
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
 from procurement.invoicing.po import PurchaseOrder, issued_approval
 from procurement.invoicing.exceptions import invoice_approval
 from procurement.invoicing.matching import invoice_match
 from procurement.invoicing.selectors import po_to_invoice
+from procurement.purchase.completion import task_complete_if_done
 
 
 class InvoiceInvalid(DomainError):
@@ -121,4 +122,7 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
 
     receipt_perform(receipt=receipt, client=client or erp.ErpClient(), on_outcome=recorded)
     invoice.refresh_from_db()
+    if invoice.status == SupplierInvoice.Status.POSTED:
+        task_complete_if_done(invoice.task_id)  # the last invoice posted closes the request
+        queueing.notify_on_commit(invoice.task_id)  # accounts payable hears it was posted
     return invoice

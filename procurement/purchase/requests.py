@@ -20,7 +20,7 @@ from agentstate.models import Approval, Task
 
 from procurement.words import labels
 from procurement import workflow
-from procurement.purchase.progress import Progress, progress_of, standing_words
+from procurement.purchase.progress import PROGRESS_READS, Progress, progress_of, standing_words
 from procurement.words.people import stand_in_words
 from procurement.selectors.delegations import running_delegations
 
@@ -188,14 +188,14 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
         progress=progress_of(task) if task.state in AFTER_THE_ORDER else None)
 
 
-# Everything request_now reads, for a queryset of tasks: five queries however many rows (goods receipts
-# and their lines for the ordered ones).
+# Everything request_now reads, for a queryset of tasks: seven queries however many rows (goods receipts,
+# supplier invoices and their lines for the ordered ones).
 def with_request_reads(tasks):
     live_approvals = (Approval.objects.filter(status__in=[Approval.Status.PENDING, Approval.Status.RETURNED])
                       .select_related("decided_by"))
     return (tasks.select_related("initiator", "purchase_request__department")
             .prefetch_related("purchase_request__lines", Prefetch("approvals", queryset=live_approvals),
-                              "goods_receipts__lines"))
+                              *PROGRESS_READS))
 
 
 # A draft cancelled (or left to expire) before it was ever submitted: no request, nothing to list.

@@ -12,10 +12,12 @@ from agentstate.errors import Conflict, DomainError, said
 from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
+from agentstate.said import say
 
 from procurement.infra import erp, queueing
 from procurement import workflow
 from procurement.purchase.budget import budget_release_part
+from procurement.purchase.completion import task_complete_if_done
 from procurement.purchase.pricing import totals
 from procurement.models.receiving import GoodsReceipt, GoodsReceiptLine
 from procurement.purchase.progress import Progress, ordered_lines, progress_of
@@ -86,13 +88,21 @@ def goods_receipt_record(*, task_id, user, lines: list[dict], note: str = "") ->
                              rejected=line.get("rejected") or 0, reason=line.get("reason") or "")
             for line in lines])
         fire(task.pk, "receive_goods", actor=_actor(user, task), expected_version=task.version,
-             event_data={"goods_receipt": str(receipt.pk)})  # the event's label says it; the id is data
+             reason=_said(task, lines, receipt.note), event_data={"goods_receipt": str(receipt.pk)})
         posting = receipt_plan(task=task, operation=erp.POST_GOODS_RECEIPT, scope=f"gr:{receipt.pk}",
                                request=_erp_body(task, receipt))
         queueing.enqueue_erp_send(posting.pk)
         queueing.enqueue_invoices_match(task.pk)  # invoices waiting for these goods are matched again
         queueing.notify_on_commit(task.pk)
     return receipt
+
+
+def _said(task: Task, lines: list[dict], note: str):
+    """The timeline's words for the receipt: per item how many accepted, rejected and why, or returned."""
+    descriptions = [line["description"] for line in ordered_lines(task)]
+    shown = [[descriptions[line["line"]], line["accepted"], line.get("rejected") or 0, line.get("reason") or ""]
+             for line in sorted(lines, key=lambda line: line["line"])]
+    return say("goods_received_noted", lines=shown, note=note) if note else say("goods_received", lines=shown)
 
 
 def _erp_body(task: Task, receipt: GoodsReceipt) -> dict:
@@ -106,7 +116,10 @@ def erp_receipt_send(*, receipt_id, client=None) -> Receipt:
     """Send a planned receiving call (a goods receipt, a close) under the receipts protocol: once,
     looked up by key when the answer is lost, `unknown` when nobody can tell."""
     receipt = Receipt.objects.get(pk=receipt_id)
-    return receipt_perform(receipt=receipt, client=client or erp.ErpClient())
+    receipt = receipt_perform(receipt=receipt, client=client or erp.ErpClient())
+    if receipt.operation == erp.POST_GOODS_RECEIPT and receipt.status == Receipt.Status.CONFIRMED:
+        task_complete_if_done(receipt.task_id)  # the last posting the request waited for
+    return receipt
 
 
 def erp_status(goods_receipt: GoodsReceipt) -> str:

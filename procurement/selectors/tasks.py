@@ -15,6 +15,7 @@ from agentstate.models import Approval, ApprovalDecision, Receipt, Task
 from procurement.infra import erp
 from procurement import workflow
 from procurement.models import PurchaseRequest
+from procurement.purchase.progress import PROGRESS_READS
 from procurement.purchase.requests import with_request_reads
 from procurement.selectors.grants import approval_task_grants, task_grants
 from procurement.selectors.roles import deciding_memberships
@@ -24,7 +25,7 @@ from agentstate.errors import said
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
-               "goods_receipts__lines",
+               *PROGRESS_READS,
                Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")), "events")
 
 

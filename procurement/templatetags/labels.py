@@ -27,9 +27,10 @@ def session_label(status) -> str:
 
 @register.filter
 def session_status(session) -> str:
-    """A conversation whose request has ended reads closed at once; the retention pass records it
+    """A conversation whose request has ended (a terminal state: after its PO it goes on until `closed`)
+    reads closed at once; the retention pass records it
     later (agentstate.retention.sessions_age)."""
-    if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.AGENT_DONE:
+    if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.TERMINAL:
         return "closed"
     return session.status
 

@@ -54,6 +54,9 @@ EVENTS = {
     "approval_waiting": _w(_s("waiting for approval by %(rule)s"), rule="rule"),
     "no_scope_matches": _w(_s("no approval matches this version; nothing was sent")),
     "order_issued": _w(_s("ERP purchase order %(id)s issued")),
+    # procurement.receiving: what a goods receipt (or a return) recorded, per line
+    "goods_received": _w(_s("recorded %(lines)s"), lines="received_lines"),
+    "goods_received_noted": _w(_s("recorded %(lines)s; note: %(note)s"), lines="received_lines", note="note"),
     "order_refused": _w(_s("the ERP refused the purchase order")),
     "nothing_to_undo": _w(_s("nothing had been sent to the ERP or held from the budget, so there was nothing "
                              "to undo")),

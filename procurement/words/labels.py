@@ -197,6 +197,8 @@ NOTICE_KIND_LABELS = {
     "po_issued": pgettext_lazy("notice kind", "Purchase order issued"),
     "goods_received": pgettext_lazy("notice kind", "Goods received"),
     "arrival_check": pgettext_lazy("notice kind", "Has it arrived?"),
+    "invoice_posted": pgettext_lazy("notice kind", "Invoice posted"),
+    "invoice_waiting": pgettext_lazy("notice kind", "Invoice waiting for the goods"),
     "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
     "needs_review": pgettext_lazy("notice kind", "Needs review"),
     "review_new": pgettext_lazy("notice kind", "Waiting in the work queue"),

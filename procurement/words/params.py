@@ -8,6 +8,7 @@ from django.utils.translation import pgettext, pgettext_lazy
 
 from procurement.words import labels
 from procurement.models import PurchaseRequest
+from procurement.models.receiving import RejectReason
 from procurement.words.money import ntd
 from procurement.words.people import person_label
 from procurement.words.erp import error_words
@@ -82,6 +83,29 @@ def supplier_quotes(value) -> str:
                                      for supplier, quoted in (value or ()))
 
 
+RECEIVED_LINE = pgettext_lazy("agent sentence", "%(item)s: %(accepted)s accepted")
+RETURNED_LINE = pgettext_lazy("agent sentence", "%(item)s: %(returned)s returned")
+REJECTED_PART = pgettext_lazy("agent sentence", ", %(rejected)s rejected")
+WHY_PART = pgettext_lazy("agent sentence", " (%(reason)s)")
+
+
+def received_lines(value) -> str:
+    """A goods receipt's lines, each [item, accepted, rejected, reason]: 「螢幕：允收 2、拒收 1（損壞）」,
+    a return 「螢幕：退貨 1（損壞）」."""
+    parts = []
+    for item, accepted, rejected, reason in value or ():
+        name = labels.item_label(str(item))
+        text = (str(RETURNED_LINE) % {"item": name, "returned": -accepted} if accepted < 0
+                else str(RECEIVED_LINE) % {"item": name, "accepted": accepted})
+        if rejected:
+            text += str(REJECTED_PART) % {"rejected": rejected}
+        if reason and (rejected or accepted < 0):
+            text += str(WHY_PART) % {"reason": RejectReason(reason).label if reason in RejectReason.values
+                                     else reason}
+        parts.append(text)
+    return str(GROUP_SEPARATOR).join(parts)
+
+
 def verified(value) -> str:
     return str(VERIFIED[bool(value)])
 
@@ -96,6 +120,7 @@ KINDS = {
     "quoted": quoted,
     "note": note,
     "verified": verified,
+    "received_lines": received_lines,
     "state": lambda value: labels.state_label(str(value)),
     "step": lambda value: labels.label(labels.STEP_LABELS, value),
     "rule": lambda value: labels.label(labels.RULE_LABELS, value),

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from agentstate.models import Session
 from procurement.models import Membership, Notice
 from procurement.receiving.services import goods_receipt_record, purchase_order_close_short
 
@@ -63,3 +64,31 @@ def test_she_is_told_when_a_colleague_records_her_goods_and_not_when_she_does(de
     receive(demo, task, 1, who="erin")
     notice = Notice.objects.get(recipient=demo["alice"], kind="goods_received")
     assert "部分到貨（2/3）" in notice.texts["zh-hant"] and "Partly delivered (2/3)" in notice.texts["en"]
+
+
+def test_her_conversation_reads_ended_only_once_the_request_is_closed(demo, erp, eager):
+    task = ordered(demo)
+    session = Session.objects.create(owner=demo["alice"], task=task)
+    receive(demo, task, 3)
+    for language, ended in (("zh-hant", "已結束：請購單已結案"), ("en", "Closed: its request ended")):
+        assert ended not in page(demo["alice"], "task-page", language, task.pk)
+        assert ended not in page(demo["alice"], "chat-page", language, session.pk)
+    other = ordered(demo)
+    Session.objects.create(owner=demo["alice"], task=other)
+    purchase_order_close_short(task_id=other.pk, user=demo["bob"], reason="out of stock")
+    assert "已結束：請購單已結案" in page(demo["alice"], "task-page", "zh-hant", other.pk)
+
+
+@pytest.mark.parametrize("language, received, returned", [
+    ("zh-hant", "螢幕：允收 2、拒收 1（損壞）", "螢幕：退貨 1（品項錯誤）"),
+    ("en", "Monitor: 2 accepted, 1 rejected (damaged)", "Monitor: 1 returned (wrong item)"),
+])
+def test_the_timeline_says_how_many_of_each_item_were_accepted_rejected_or_returned(demo, erp, eager, language,
+                                                                                    received, returned):
+    task = ordered(demo)
+    goods_receipt_record(task_id=task.pk, user=demo["alice"],
+                         lines=[{"line": 0, "accepted": 2, "rejected": 1, "reason": "damaged"}])
+    goods_receipt_record(task_id=task.pk, user=demo["alice"],
+                         lines=[{"line": 0, "accepted": -1, "reason": "wrong_item"}])
+    body = page(demo["alice"], "task-page", language, task.pk)
+    assert received in body and returned in body
