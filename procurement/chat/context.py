@@ -20,11 +20,23 @@ MEMORY_CHARS = 300
 CANDIDATES = 5           # open tasks offered to "continue"
 
 
-def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
-    recent = list(session.turns.filter(seq__lt=user_turn.seq).order_by("-seq")[:RECENT_TURNS])[::-1]
+def recent_turns(session, *, before=None) -> list[Turn]:
+    """The session's last RECENT_TURNS turns (before seq `before`, if given), oldest first."""
+    turns = session.turns.filter(seq__lt=before) if before is not None else session.turns.all()
+    return list(turns.order_by("-seq")[:RECENT_TURNS])[::-1]
+
+
+NOT_READ = object()
+
+
+def build_context(*, session, user, message: str, user_turn: Turn, recent: list[Turn] | None = None,
+                  task=NOT_READ) -> Context:
+    """`recent` (the turns before hers) and `task` (the session's task, read this turn) when the
+    caller read them already."""
+    recent = recent if recent is not None else recent_turns(session, before=user_turn.seq)
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
-    # Read afresh: a Session object held by the caller may cache an old copy of its task.
-    task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+    if task is NOT_READ:  # read afresh: a Session object held by the caller may cache an old copy of its task
+        task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
     # Only a conversation without an open request may attach to another one; her recent requests
     # and the open ones it may attach to are read together (one read, not two).
     if task is None or task.state in workflow.AGENT_DONE:

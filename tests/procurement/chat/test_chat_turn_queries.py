@@ -10,7 +10,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agentstate.models import Turn
-from procurement.chat.vocabulary import departments
 from procurement.people.language import user_language_set
 from tests.procurement.chat.support import open_session, talk
 from tests.procurement.chat.test_chat_status_queries import requests_for
@@ -48,7 +47,7 @@ def test_a_turn_costs_the_same_queries_after_0_or_500_turns_and_with_1_or_500_re
     alice = demo["alice"]
     user_language_set(user=alice, language="en")
     requests_for(alice, 1)
-    departments()  # the departments' names are read once per process (and after one changes), not per turn
+
     counts = {"0 turns, 1 request": queries_of_a_turn(alice, text, before=0),
               "500 turns, 1 request": queries_of_a_turn(alice, text, before=500)}
     requests_for(alice, 499, start=1)
