@@ -44,9 +44,10 @@ def build_context(*, session, user, message: str, user_turn: Turn, recent: list[
                                                           exclude=task.pk if task else None)
     else:
         requests, candidates = facts.my_requests(user), []
+    heard = catalogue(user)  # the catalogue's words, the departments, and which of them are hers
     return Context(
         message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
-        departments=departments_of(user), catalogue=catalogue(),
+        departments=heard.member_of, catalogue=heard,
         turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
         task=task_view(task) if task else None,
         expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
@@ -63,9 +64,10 @@ def departments_of(user) -> tuple:
     return tuple(sorted(set(codes)))
 
 
-def catalogue() -> vocabulary.Catalogue:
-    """The items quoted today, with the words the catalogue is heard by (one query)."""
-    return vocabulary.catalogue(timezone.localdate())
+def catalogue(member=None) -> vocabulary.Catalogue:
+    """The items quoted today, with the words the catalogue is heard by, and the departments
+    (`member`'s own among them) in one query."""
+    return vocabulary.catalogue(timezone.localdate(), member)
 
 
 def task_view(task: Task) -> TaskView:
@@ -73,16 +75,20 @@ def task_view(task: Task) -> TaskView:
     return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
 
 
-def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str) -> str:
+def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str, catalogue=()) -> str:
     """The running summary: one line on the task as stored, then the decisions taken, oldest
-    dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in."""
+    dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in.
+    `catalogue`: the turn's (it names the departments)."""
     if task is None:
         head = "No request yet."
     else:
         draft = task.data.get("draft") or {}
-        lines = [{"description": line.description, "quantity": line.quantity} for line in request_now(task).lines]
+        # A draft is its lines as drafted (nothing is submitted or awarded yet); after, as it stands now.
+        lines = [{"description": line.get("description") or "", "quantity": line.get("quantity")}
+                 for line in draft.get("lines") or []] if task.state == workflow.DRAFT else \
+            [{"description": line.description, "quantity": line.quantity} for line in request_now(task).lines]
         fields = {**draft, "lines": lines}
-        head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en')}"
+        head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en', catalogue)}"
     decisions = previous.splitlines()[1:]
     if action not in ("none", "status", "ask") or outcome != "done":
         decisions.append(f"turn {seq}: {action} {outcome}")

@@ -6,13 +6,13 @@ queries however many she has (DESIGN §2, §3, §14).
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
 from django.db import connection
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 
 from agentstate.models import Approval, Receipt, Task
 
 from procurement.infra import erp
 from procurement import workflow
-from procurement.purchase.requests import NEVER_SUBMITTED, request_now
+from procurement.purchase.requests import AFTER_THE_ORDER, NEVER_SUBMITTED, request_now
 from procurement.selectors.tasks import own_tasks
 from procurement.chat.brain import TaskView
 
@@ -31,15 +31,30 @@ def _tasks():
                                        .order_by("-created_at"))))
 
 
+def with_receipts(tasks: list) -> list:
+    """`tasks`, the ordered ones with their goods receipts read (what request_now's progress reads):
+    one query for all of them, none when none is ordered."""
+    prefetch_related_objects([t for t in tasks if t.state in AFTER_THE_ORDER], "goods_receipts__lines")
+    return tasks
+
+
 def view_of(task_id) -> TaskView | None:
     task = _tasks().filter(pk=task_id).first()
-    return task_view(task) if task else None
+    return task_view(with_receipts([task])[0]) if task else None
+
+
+def own_task(user, task_id) -> Task | None:
+    """One of the caller's own tasks (selectors.own_tasks), with all that task_view and the goods
+    receipts read, in one read; None if it is not hers."""
+    task = own_tasks(user, _tasks()).filter(pk=task_id).first()
+    return with_receipts([task])[0] if task else None
 
 
 def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, exclude=None,
                 drafts: bool = False) -> list[TaskView]:
     """The caller's own requests, newest first (drafts nobody submitted only if asked for)."""
-    return [task_view(t) for t in _mine(user, open_only=open_only, exclude=exclude, drafts=drafts)[:limit]]
+    return [task_view(t) for t in with_receipts(list(_mine(user, open_only=open_only, exclude=exclude,
+                                                          drafts=drafts)[:limit]))]
 
 
 def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[TaskView], list[TaskView]]:
@@ -52,7 +67,7 @@ def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[T
         ids = recent.union(still_open, all=True)
     else:  # SQLite: no LIMIT inside a UNION, so the two lists' ids are read apart
         ids = [*recent.values_list("pk", flat=True), *still_open.values_list("pk", flat=True)]
-    tasks = sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True)  # as _mine
+    tasks = with_receipts(sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True))  # as _mine
     views = {t.pk: task_view(t) for t in tasks}
     # Every request of either list was read, and any other row read ranks below that list's last one.
     return ([views[t.pk] for t in tasks if t.state != workflow.DRAFT][:RECENT_REQUESTS],

@@ -77,14 +77,17 @@ def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) 
         agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
                                  data=turn_record(proposal, out, ctx), locked=locked)
         locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
-                                   outcome=out.outcome)
+                                   outcome=out.outcome, catalogue=ctx.catalogue)
         locked.save(update_fields=["summary", "updated_at"])
     # What the turn left on the session, from the row it locked and saved (not read again).
     if session.task_id != locked.task_id and Session.task.is_cached(session):
         Session.task.field.delete_cached_value(session)
     session.task_id, session.summary, session.updated_at = locked.task_id, locked.summary, locked.updated_at
-    # Read again: once committed, the agent's first steps may already have moved the task.
-    task = Task.objects.filter(pk=out.task.pk).first() if out.task is not None else None
+    # Read again: once committed, the agent's first steps may already have moved the task (a draft
+    # has no steps: it is as the turn left it).
+    task = out.task
+    if task is not None and task.state != workflow.DRAFT:
+        task = Task.objects.filter(pk=task.pk).first()
     return TurnResult(reply=out.reply, task=task, action=out.did, turn=agent_turn)
 
 

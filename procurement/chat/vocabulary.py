@@ -16,12 +16,12 @@ from types import SimpleNamespace
 from django.db.models import CharField, IntegerField, Value
 
 from procurement.words.labels import department_label
-from procurement.models import Department, Quote
+from procurement.models import Department, Membership, Quote
 from procurement.purchase import catalogue as words_table
 from procurement.purchase import pricing
 from procurement.words.phrases import language
 
-QUOTED, DEPARTMENT = "quoted", "department"
+QUOTED, DEPARTMENT, MEMBER = "quoted", "department", "member"
 
 
 class Catalogue(tuple):
@@ -31,22 +31,41 @@ class Catalogue(tuple):
 
     def __new__(cls, names=(), words: pricing.Vocabulary | None = None, departments: dict | None = None):
         made = super().__new__(cls, names)
-        made.words, made.departments = words, departments
+        made.words, made.departments, made.department_rows = words, departments, None
         return made
 
 
-def catalogue(today) -> Catalogue:
-    """The items quoted on `today`, the catalogue's words and the departments, in one query."""
+def catalogue(today, member=None) -> Catalogue:
+    """The items quoted on `today`, the catalogue's words and the departments, in one query; with
+    `member`, also the codes of the departments that person files for (Membership, the authority
+    on it), as `member_of`."""
     text, number = CharField(), IntegerField()
     quoted = (Quote.objects.filter(valid_until__gte=today)
               .values_list(Value(QUOTED, output_field=text), "item", Value("", output_field=text),
                            Value(0, output_field=number)))
     named = Department.objects.values_list(Value(DEPARTMENT, output_field=text), "code", "name",
                                            Value(0, output_field=number))
-    rows = list(words_table.word_rows(quoted, named))
-    return Catalogue(sorted({name for kind, name, _w, _o in rows if kind == QUOTED}), words_table.vocabulary_of(rows),
-                     table(SimpleNamespace(code=code, name=name) for kind, code, name, _o in rows
-                           if kind == DEPARTMENT))
+    hers = [Membership.objects.filter(user=member, department__isnull=False).values_list(
+        Value(MEMBER, output_field=text), "department__code", Value("", output_field=text),
+        Value(0, output_field=number))] if member is not None else []
+    rows = list(words_table.word_rows(quoted, named, *hers))
+    known = {code: SimpleNamespace(code=code, name=name) for kind, code, name, _o in rows if kind == DEPARTMENT}
+    made = Catalogue(sorted({name for kind, name, _w, _o in rows if kind == QUOTED}), words_table.vocabulary_of(rows),
+                     table(known.values()))
+    made.department_rows = known
+    made.member_of = tuple(sorted({code for kind, code, _w, _o in rows if kind == MEMBER}))
+    return made
+
+
+def department_row(code: str, catalogue=()):
+    """The department `code` (its code and name) as the turn's vocabulary query read it; None if
+    the catalogue did not read the departments or none has that code."""
+    return (getattr(catalogue, "department_rows", None) or {}).get(code)
+
+
+def read_departments(catalogue=()) -> bool:
+    """Whether `catalogue` carries every department (the turn's vocabulary query read them)."""
+    return getattr(catalogue, "department_rows", None) is not None
 
 
 def items() -> pricing.Vocabulary:
