@@ -7,7 +7,7 @@ from agentstate.models import Task, Turn
 
 from procurement import workflow
 from procurement.models import Membership
-from procurement.purchase.requests import request_now
+from procurement.purchase.requests import lines_now
 from procurement.chat import draft as drafts
 from procurement.chat import facts, lexicon, memory_seam, vocabulary
 from procurement.chat.brain import Context, MemoryView, TaskView
@@ -36,7 +36,7 @@ def build_context(*, session, user, message: str, user_turn: Turn, recent: list[
     recent = recent if recent is not None else recent_turns(session, before=user_turn.seq)
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
     if task is NOT_READ:  # read afresh: a Session object held by the caller may cache an old copy of its task
-        task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+        task = facts.task_read(session.task_id) if session.task_id else None
     # Only a conversation without an open request may attach to another one; her recent requests
     # and the open ones it may attach to are read together (one read, not two).
     if task is None or task.state in workflow.AGENT_DONE:
@@ -49,7 +49,7 @@ def build_context(*, session, user, message: str, user_turn: Turn, recent: list[
         message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
         departments=heard.member_of, catalogue=heard,
         turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
-        task=task_view(task) if task else None,
+        task=facts.task_view(task) if task else None,  # read with all it shows (facts.task_read)
         expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
         choices=tuple(last_agent.get("choices", ())),
         candidates=tuple(candidates),
@@ -83,10 +83,10 @@ def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcom
         head = "No request yet."
     else:
         draft = task.data.get("draft") or {}
-        # A draft is its lines as drafted (nothing is submitted or awarded yet); after, as it stands now.
+        # Its lines as it stands now (a draft's as drafted: nothing is submitted or awarded yet).
         lines = [{"description": line.get("description") or "", "quantity": line.get("quantity")}
                  for line in draft.get("lines") or []] if task.state == workflow.DRAFT else \
-            [{"description": line.description, "quantity": line.quantity} for line in request_now(task).lines]
+            [{"description": line.description, "quantity": line.quantity} for line in lines_now(task)]
         fields = {**draft, "lines": lines}
         head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en', catalogue)}"
     decisions = previous.splitlines()[1:]

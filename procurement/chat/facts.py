@@ -38,9 +38,15 @@ def with_receipts(tasks: list) -> list:
     return tasks
 
 
-def view_of(task_id) -> TaskView | None:
+def task_read(task_id) -> Task | None:
+    """The task with all that task_view reads (its request, lines, receipts, approvals, deliveries)."""
     task = _tasks().filter(pk=task_id).first()
-    return task_view(with_receipts([task])[0]) if task else None
+    return with_receipts([task])[0] if task else None
+
+
+def view_of(task_id) -> TaskView | None:
+    task = task_read(task_id)
+    return task_view(task) if task else None
 
 
 def own_task(user, task_id) -> Task | None:

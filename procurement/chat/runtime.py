@@ -25,6 +25,7 @@ from procurement.chat.sheet import SheetBrain
 from procurement.selectors.sessions import may_post
 from procurement.chat.brain import Brain, Context, Proposal
 from procurement.chat.context import RECENT_TURNS, build_context, recent_turns, summarize
+from procurement.chat import facts
 from procurement.chat.dispose import Job, Outcome, dispose
 from procurement.chat.lexicon import language
 from procurement.words.phrases import join, say
@@ -47,7 +48,7 @@ def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> Tu
     _check_may_post(session, user)
     # The conversation's request, read once for the turn (its trace and the context): read afresh,
     # as a Session object held by the caller may cache an old copy of its task.
-    task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+    task = facts.task_read(session.task_id) if session.task_id else None
     # The turn is part of its request's trace; before there is a request, of the web request's
     # (a draft started now is born in it).
     ongoing = task is not None and task.state not in workflow.AGENT_DONE
@@ -68,7 +69,7 @@ def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) 
         # they write in, for their notices and mail (one look-up per conversation, none per turn)
         user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
-    proposal = SheetBrain(brain or default_brain()).propose(ctx)
+    proposal = SheetBrain(brain or default_brain(), task).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))
