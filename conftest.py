@@ -116,17 +116,16 @@ def _fresh_cache():
 @pytest.fixture(autouse=True)
 def _departments_heard(request, monkeypatch):
     # The chat hears departments from the database (procurement/chat/vocabulary.py). A test of the
-    # hearing alone, with no database, hears the demo's two; one with a database reads them afresh.
+    # hearing alone, with no database, hears the demo's two; one with a database reads them each turn.
     from procurement.chat import vocabulary
 
-    vocabulary.departments.cache_clear()
     uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(request.fixturenames)
     if not uses_db:
         from types import SimpleNamespace
 
         demo = vocabulary.table([SimpleNamespace(code="ENG", name="Engineering"),
                                  SimpleNamespace(code="OPS", name="Operations")])
-        monkeypatch.setattr(vocabulary, "departments", lambda: demo)
+        monkeypatch.setattr(vocabulary, "departments", lambda catalogue=(): getattr(catalogue, "departments", None) or demo)
         # and the catalogue's words a new database starts with
         from procurement.purchase import catalogue
 

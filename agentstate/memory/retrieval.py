@@ -7,7 +7,8 @@ transition guard."""
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db import connection
+from django.db.models import IntegerField, Q, Value
 from django.utils import timezone
 
 from . import events, policy
@@ -28,18 +29,18 @@ def usable_entries(user, *, task=None, now=None):
     pairs = sorted(dict.fromkeys(rules.subjects_for(user, task=task)),  # once each, whatever the policy returns
                    key=lambda pair: SCOPE_ORDER.get(pair[0], len(SCOPE_ORDER)))
     for scope, subject in pairs:
-        if scope == Scope.USER and not _is_active_user(subject):
+        if scope == Scope.USER and not _is_active_user(subject, user):
             continue  # a departed person's own memory is never used, whoever asks
         yield scope, subject, live.filter(scope=scope, subject=subject).order_by("-last_confirmed_at", "pk")
 
 
-def first_readable(rows, readable: Q, want: int) -> list[MemoryEntry]:
-    """The first `want` of `rows` that the readable rule lets through.
+def first_readable(rows, readable: Q, want: int, offset: int = 0) -> list[MemoryEntry]:
+    """The first `want` of `rows` (from `offset` on) that the readable rule lets through.
 
     The rule is an OR across scopes; folded into the ordered query it turns an index walk that
     stops after `want` rows into a bitmap scan and a sort of the whole scope. So candidates are
     read in order, a page at a time, and the rule is applied to their ids."""
-    picked, offset, page = [], 0, max(want, 20)
+    picked, page = [], max(want, 20)
     while len(picked) < want:
         candidates = list(rows[offset:offset + page])
         allowed = set(MemoryEntry.objects.filter(readable, pk__in=[c.pk for c in candidates]).values_list(
@@ -53,12 +54,24 @@ def first_readable(rows, readable: Q, want: int) -> list[MemoryEntry]:
 
 def memory_retrieve(user, *, task=None, turn=None, limit: int = 20, now=None) -> list[MemoryEntry]:
     """Up to `limit` entries for `user`'s context, each recorded as a `use` on the task and turn."""
-    readable = policy.current().readable(user)
+    scoped = [rows for _scope, _subject, rows in usable_entries(user, task=task, now=now)]
+    page = max(limit, 20)
+    firsts = first_pages(scoped, page)
+    # Each scope's first page is read in one query, and the readable rule (what the policy reads
+    # about the person) is asked once, for all of them, and only when there is something to read.
+    candidates = [entry.pk for first in firsts for entry in first]
+    readable = policy.current().readable(user) if candidates else None
+    allowed = set(MemoryEntry.objects.filter(readable, pk__in=candidates).values_list("pk", flat=True)) \
+        if candidates else set()
     picked: list[MemoryEntry] = []
-    for _scope, _subject, rows in usable_entries(user, task=task, now=now):
-        if len(picked) >= limit:
+    for rows, first in zip(scoped, firsts):
+        want = limit - len(picked)
+        if want <= 0:
             break
-        picked += first_readable(rows, readable, limit - len(picked))
+        got = [entry for entry in first if entry.pk in allowed][:want]
+        if len(got) < want and len(first) == page:  # more of this scope than one page: read on
+            got += first_readable(rows, readable, want - len(got), offset=page)
+        picked += got
     if picked:
         events.record_many(picked, "use", actor=user, task=task, turn=turn)
     return picked
@@ -78,6 +91,24 @@ def memory_context(user, *, task=None, turn=None, limit: int = 20) -> Context:
     return Context(text, [{"id": str(e.pk), "version": e.version} for e in entries], entries)
 
 
-def _is_active_user(username: str) -> bool:
+def first_pages(scoped: list, page: int) -> list[list[MemoryEntry]]:
+    """The first `page` rows of each queryset of `scoped`, in its order: one query (a union of the
+    sliced querysets) where the database allows LIMIT inside a UNION, else one each."""
+    if len(scoped) < 2 or not connection.features.supports_slicing_ordering_in_compound:
+        return [list(rows[:page]) for rows in scoped]
+    first, *rest = [rows.annotate(part=Value(n, output_field=IntegerField()))[:page] for n, rows in enumerate(scoped)]
+    parts: list[list[MemoryEntry]] = [[] for _ in scoped]
+    for entry in first.union(*rest, all=True):
+        parts[entry.part].append(entry)
+    # A union keeps no order: each part is put back in its queryset's (newest confirmation first,
+    # never-confirmed ones first as PostgreSQL sorts NULL in a descending order, then pk).
+    return [sorted(part, key=lambda e: (e.last_confirmed_at is not None,
+                                        -e.last_confirmed_at.timestamp() if e.last_confirmed_at else 0, e.pk))
+            for part in parts]
+
+
+def _is_active_user(username: str, asking=None) -> bool:
+    if asking is not None and asking.get_username() == username:
+        return asking.is_active  # the person asking: already read
     User = get_user_model()
     return User.objects.filter(**{User.USERNAME_FIELD: username, "is_active": True}).exists()

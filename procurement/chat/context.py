@@ -7,7 +7,7 @@ from agentstate.models import Task, Turn
 
 from procurement import workflow
 from procurement.models import Membership
-from procurement.purchase.requests import request_now
+from procurement.purchase.requests import lines_now
 from procurement.chat import draft as drafts
 from procurement.chat import facts, lexicon, memory_seam, vocabulary
 from procurement.chat.brain import Context, MemoryView, TaskView
@@ -20,11 +20,23 @@ MEMORY_CHARS = 300
 CANDIDATES = 5           # open tasks offered to "continue"
 
 
-def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
-    recent = list(session.turns.filter(seq__lt=user_turn.seq).order_by("-seq")[:RECENT_TURNS])[::-1]
+def recent_turns(session, *, before=None) -> list[Turn]:
+    """The session's last RECENT_TURNS turns (before seq `before`, if given), oldest first."""
+    turns = session.turns.filter(seq__lt=before) if before is not None else session.turns.all()
+    return list(turns.order_by("-seq")[:RECENT_TURNS])[::-1]
+
+
+NOT_READ = object()
+
+
+def build_context(*, session, user, message: str, user_turn: Turn, recent: list[Turn] | None = None,
+                  task=NOT_READ) -> Context:
+    """`recent` (the turns before hers) and `task` (the session's task, read this turn) when the
+    caller read them already."""
+    recent = recent if recent is not None else recent_turns(session, before=user_turn.seq)
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
-    # Read afresh: a Session object held by the caller may cache an old copy of its task.
-    task = Task.objects.filter(pk=session.task_id).first() if session.task_id else None
+    if task is NOT_READ:  # read afresh: a Session object held by the caller may cache an old copy of its task
+        task = facts.task_read(session.task_id) if session.task_id else None
     # Only a conversation without an open request may attach to another one; her recent requests
     # and the open ones it may attach to are read together (one read, not two).
     if task is None or task.state in workflow.AGENT_DONE:
@@ -32,11 +44,12 @@ def build_context(*, session, user, message: str, user_turn: Turn) -> Context:
                                                           exclude=task.pk if task else None)
     else:
         requests, candidates = facts.my_requests(user), []
+    heard = catalogue(user)  # the catalogue's words, the departments, and which of them are hers
     return Context(
         message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
-        departments=departments_of(user), catalogue=catalogue(),
+        departments=heard.member_of, catalogue=heard,
         turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
-        task=task_view(task) if task else None,
+        task=facts.task_view(task) if task else None,  # read with all it shows (facts.task_read)
         expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
         choices=tuple(last_agent.get("choices", ())),
         candidates=tuple(candidates),
@@ -51,9 +64,10 @@ def departments_of(user) -> tuple:
     return tuple(sorted(set(codes)))
 
 
-def catalogue() -> vocabulary.Catalogue:
-    """The items quoted today, with the words the catalogue is heard by (one query)."""
-    return vocabulary.catalogue(timezone.localdate())
+def catalogue(member=None) -> vocabulary.Catalogue:
+    """The items quoted today, with the words the catalogue is heard by, and the departments
+    (`member`'s own among them) in one query."""
+    return vocabulary.catalogue(timezone.localdate(), member)
 
 
 def task_view(task: Task) -> TaskView:
@@ -61,16 +75,20 @@ def task_view(task: Task) -> TaskView:
     return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
 
 
-def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str) -> str:
+def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str, catalogue=()) -> str:
     """The running summary: one line on the task as stored, then the decisions taken, oldest
-    dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in."""
+    dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in.
+    `catalogue`: the turn's (it names the departments)."""
     if task is None:
         head = "No request yet."
     else:
         draft = task.data.get("draft") or {}
-        lines = [{"description": line.description, "quantity": line.quantity} for line in request_now(task).lines]
+        # Its lines as it stands now (a draft's as drafted: nothing is submitted or awarded yet).
+        lines = [{"description": line.get("description") or "", "quantity": line.get("quantity")}
+                 for line in draft.get("lines") or []] if task.state == workflow.DRAFT else \
+            [{"description": line.description, "quantity": line.quantity} for line in lines_now(task)]
         fields = {**draft, "lines": lines}
-        head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en')}"
+        head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en', catalogue)}"
     decisions = previous.splitlines()[1:]
     if action not in ("none", "status", "ask") or outcome != "done":
         decisions.append(f"turn {seq}: {action} {outcome}")

@@ -161,12 +161,12 @@ def draft_prompt(task: Task, lang: str, departments=(), catalogue=()) -> tuple[s
     gaps = drafts.missing(draft)
     estimate = None if gaps else drafts.tax_matters(draft)
     if gaps:
-        return drafts.question_for(gaps[0], draft, lang, departments), gaps[0], None
+        return drafts.question_for(gaps[0], draft, lang, departments, catalogue), gaps[0], None
     if estimate:
         # A cap met or missed depending on tax: ask once which it is, before anything is confirmed.
         return say("tax_question", lang, cap=drafts.money(draft["budget"]), subtotal=drafts.money(estimate[0]),
                    total=drafts.money(estimate[1])), "budget_tax", None
-    return drafts.confirm_prompt(draft, lang), "confirm_submit", {"action": "submit", "task": str(task.pk),
+    return drafts.confirm_prompt(draft, lang, catalogue), "confirm_submit", {"action": "submit", "task": str(task.pk),
                                                                   "version": task.version}
 
 
@@ -238,6 +238,9 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
     lang = job.lang
     if action.task_id or action.ref:
         task_id = action.task_id or _by_number(job.user, action.ref)
+        seen = _read_this_turn(job, task_id)
+        if seen is not None:
+            return seen, ""
         owned = bool(task_id) and selectors.own_tasks(job.user).filter(pk=task_id).exists()
         if not owned:
             return None, say("not_found_ref", lang, ref=action.ref or action.task_id[:8])
@@ -255,18 +258,27 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
     current = job.task()
     wanted = {"why": lambda v: v.decision.get("status") in ("rejected", "returned") or v.state == workflow.NEEDS_REVIEW,
               "change": lambda v: v.state == workflow.AWAITING_INPUT}.get(action.topic)
-    if job.ctx.about and (current is None or job.ctx.about != str(current.pk)) \
-            and selectors.own_tasks(job.user).filter(pk=job.ctx.about).exists():
+    if job.ctx.about and (current is None or job.ctx.about != str(current.pk)):
         # 「REQ-2026-00004 到哪了」 then 「採購單號是多少？」: the request the last answer was about,
         # unless the question looks for another kind (「另一張為什麼被退回？」 after the ordered one).
-        about = facts.view_of(job.ctx.about)
-        if wanted is None or wanted(about):
+        about = _read_this_turn(job, job.ctx.about)
+        if about is None and selectors.own_tasks(job.user).filter(pk=job.ctx.about).exists():
+            about = facts.view_of(job.ctx.about)
+        if about is not None and (wanted is None or wanted(about)):
             return about, ""
     if current is not None and not (prefer_submitted and current.state == workflow.DRAFT and job.ctx.requests):
         return task_view(current), ""
     # "Why was it returned?" with no name: the newest request that was returned or rejected.
     fitting = [v for v in job.ctx.requests if wanted and wanted(v)] or list(job.ctx.requests)
     return (fitting[0], "") if fitting else (None, "")  # read this turn, with the context
+
+
+def _read_this_turn(job: Job, task_id) -> TaskView | None:
+    """Her request `task_id` as the context read it this turn, if it did: her recent and open
+    requests are read through the one read layer (selectors.own_tasks), so they are hers to see."""
+    wanted = str(task_id or "")
+    return next((view for view in (*job.ctx.requests, *job.ctx.candidates) if view.id == wanted), None) \
+        if wanted else None
 
 
 def _by_number(user, ref: str) -> str:
@@ -308,7 +320,7 @@ def submit(job: Job) -> Outcome:
     confirmed = {"action": "submit", "task": str(task.pk), "version": task.version}
     if job.ctx.confirming != confirmed:
         # Nobody has said yes to this exact draft: show it and ask, do not submit.
-        return Outcome(reply=drafts.confirm_prompt(draft, job.lang), did="none", outcome="confirm", task=task,
+        return Outcome(reply=drafts.confirm_prompt(draft, job.lang, job.ctx.catalogue), did="none", outcome="confirm", task=task,
                        expects="confirm_submit", confirming=confirmed)
     lines = _checked_lines(job, draft["lines"], complete=True)
     task = services.request_submit(
@@ -466,10 +478,10 @@ def receive(job: Job) -> Outcome:
     """What arrived on one of her ordered requests: shown first, recorded through the receiving
     service only when her own yes answers that very preview (the task's version and lines)."""
     action = job.action
-    if not selectors.own_tasks(job.user).filter(pk=action.task_id).exists():
+    task = facts.own_task(job.user, action.task_id)  # hers, with its lines, receipts and deliveries: one read
+    if task is None:
         raise NotFound("No such task.")
-    task = receiving.receivable(action.task_id)
-    view = task_view(task)
+    view = facts.task_view(task)
     if task.state != workflow.CONFIRMED:
         return Outcome(reply=receiving.arrival_reply(view, job.lang), did="none", outcome="refused",
                        reason="not receivable", task=job.task(), about=view.id)

@@ -9,10 +9,12 @@ from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import pgettext_lazy
 
+from procurement.models import department_label
 from procurement.words.labels import department_code_label, item_label
 from procurement.models import Quote
 from procurement.purchase.tax import with_tax
 from procurement.purchase.pricing import award
+from procurement.chat import vocabulary
 from procurement.chat.vocabulary import match_item, words_of
 from procurement.words.money import ntd
 from procurement.chat.dates import day_words
@@ -66,9 +68,12 @@ def catalogue_words(catalogue, lang: str) -> str:
     return listed([item_name(item, lang) for item in catalogue], lang) or "-"
 
 
-def department_name(code: str, lang: str) -> str:
-    """「工程部」 / "Engineering" for ENG: the department as the pages name it."""
+def department_name(code: str, lang: str, catalogue=()) -> str:
+    """「工程部」 / "Engineering" for ENG: the department as the pages name it (from the turn's
+    catalogue when it read the departments, else from the database)."""
     with language(lang):
+        if vocabulary.read_departments(catalogue):
+            return department_label(vocabulary.department_row(code, catalogue)) or code if code else ""
         return department_code_label(code)
 
 
@@ -152,11 +157,11 @@ def describe_budget(draft: dict, lang: str) -> list[str]:
     return parts
 
 
-def describe(draft: dict, lang: str) -> str:
+def describe(draft: dict, lang: str, catalogue=()) -> str:
     """One plain paragraph of what would be submitted."""
     parts = [describe_lines(draft.get("lines") or [], lang)]
     if draft.get("department"):
-        parts.append(say("department", lang, name=department_name(draft["department"], lang)))
+        parts.append(say("department", lang, name=department_name(draft["department"], lang, catalogue)))
     if draft.get("justification"):
         parts.append(say("purpose", lang, text=draft["justification"]))
     if draft.get("needed_by"):
@@ -166,14 +171,14 @@ def describe(draft: dict, lang: str) -> str:
     return listed(parts, lang, clauses=True)
 
 
-def question_for(gap: str, draft: dict, lang: str, departments=()) -> str:
+def question_for(gap: str, draft: dict, lang: str, departments=(), catalogue=()) -> str:
     pending = next((line for line in draft.get("lines") or [] if not line.get("quantity")), None)
     item = ""
     if pending:
         if gap == "quantity" and pending["description"] in HOW_MANY:
             return in_lang(HOW_MANY[pending["description"]], lang)
         item = in_lang(PLURALS.get(pending["description"], pending["description"]), lang)
-    options = " / ".join(department_name(code, lang) for code in departments or ("ENG", "OPS"))
+    options = " / ".join(department_name(code, lang, catalogue) for code in departments or ("ENG", "OPS"))
     return say(f"q_{gap}", lang, item=item, options=options)
 
 
@@ -181,5 +186,5 @@ def gap_names(gaps, lang: str) -> str:
     return listed([say(f"gap_{g}", lang) for g in gaps], lang)
 
 
-def confirm_prompt(draft: dict, lang: str) -> str:
-    return say("confirm_prompt", lang, what=describe(draft, lang))
+def confirm_prompt(draft: dict, lang: str, catalogue=()) -> str:
+    return say("confirm_prompt", lang, what=describe(draft, lang, catalogue))

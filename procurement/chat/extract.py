@@ -271,11 +271,11 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     found.lines, found.conflict = _settled(found.lines)
     if not lexicon.is_request(text) and not found.lines and not COUNTED.search(rest):
         found.unknown = ""  # "hello" names nothing to buy; "2 monitor arms" does
-    codes = [code for code, pattern in vocabulary.departments().items() if pattern.search(rest)]
+    codes = [code for code, pattern in vocabulary.departments(catalogue).items() if pattern.search(rest)]
     found.department = codes[0] if len(codes) == 1 else None
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n] + (specs if found.lines else [])
-    found.justification = "" if found.notes and not found.lines else (_justification(rest) or _purpose(rest, catalogue))
+    found.justification = "" if found.notes and not found.lines else (_justification(rest, catalogue) or _purpose(rest, catalogue))
     if HERS_BROKE.match(found.justification) and REASONS["broken"].search(found.justification):
         found.justification = ""  # "mine is broken": said as 「汰換故障的筆電」, "replacing a broken laptop"
     if not found.justification:
@@ -405,18 +405,18 @@ def _note(clause: str) -> str:
     return note.strip(" .。")[:300]
 
 
-def _justification(text: str) -> str:
+def _justification(text: str, catalogue=()) -> str:
     for pattern in JUSTIFY:
         match = pattern.search(text)
         if match:
             value = re.sub(rf"(?<=..){_NOT_A_WORD_WITH_USE}用$", "", match.group("j").strip(" .。"))
-            if _says_more_than_department(value):
+            if _says_more_than_department(value, catalogue):
                 return value[:500]
     return ""
 
 
-def _says_more_than_department(value: str) -> bool:
+def _says_more_than_department(value: str, catalogue=()) -> bool:
     """"for the OPS team" names the department, not a reason."""
-    for pattern in vocabulary.departments().values():
+    for pattern in vocabulary.departments(catalogue).values():
         value = pattern.sub(" ", value)
     return bool(re.sub(r"\b(the|team|department|dept|group|our|my)\b|'s|部門|團隊|部", " ", value, flags=re.I).strip())

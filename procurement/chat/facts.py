@@ -6,14 +6,14 @@ queries however many she has (DESIGN §2, §3, §14).
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
 from django.db import connection
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 
 from agentstate.models import Approval, Receipt, Task
 
 from procurement.infra import erp
 from procurement import workflow
 from procurement.purchase.progress import PROGRESS_READS
-from procurement.purchase.requests import NEVER_SUBMITTED, request_now
+from procurement.purchase.requests import AFTER_THE_ORDER, NEVER_SUBMITTED, request_now
 from procurement.selectors.tasks import own_tasks
 from procurement.chat.brain import TaskView
 
@@ -26,21 +26,42 @@ def _tasks():
     """Everything request_now and the chat's answers read, in a fixed number of queries."""
     return (Task.objects.filter(kind=workflow.KIND)
             .select_related("initiator", "purchase_request__department")
-            .prefetch_related("purchase_request__lines", *PROGRESS_READS,
+            .prefetch_related("purchase_request__lines",
                               Prefetch("receipts", queryset=Receipt.objects.order_by("created_at")),
                               Prefetch("approvals", queryset=Approval.objects.select_related("decided_by")
                                        .order_by("-created_at"))))
 
 
-def view_of(task_id) -> TaskView | None:
+def with_receipts(tasks: list) -> list:
+    """`tasks`, the ordered ones with their goods receipts and supplier invoices read (what
+    request_now's progress reads): the same queries for all of them, none when none is ordered."""
+    prefetch_related_objects([t for t in tasks if t.state in AFTER_THE_ORDER], *PROGRESS_READS)
+    return tasks
+
+
+def task_read(task_id) -> Task | None:
+    """The task with all that task_view reads (its request, lines, receipts, approvals, deliveries)."""
     task = _tasks().filter(pk=task_id).first()
+    return with_receipts([task])[0] if task else None
+
+
+def view_of(task_id) -> TaskView | None:
+    task = task_read(task_id)
     return task_view(task) if task else None
+
+
+def own_task(user, task_id) -> Task | None:
+    """One of the caller's own tasks (selectors.own_tasks), with all that task_view and the goods
+    receipts read, in one read; None if it is not hers."""
+    task = own_tasks(user, _tasks()).filter(pk=task_id).first()
+    return with_receipts([task])[0] if task else None
 
 
 def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, exclude=None,
                 drafts: bool = False) -> list[TaskView]:
     """The caller's own requests, newest first (drafts nobody submitted only if asked for)."""
-    return [task_view(t) for t in _mine(user, open_only=open_only, exclude=exclude, drafts=drafts)[:limit]]
+    return [task_view(t) for t in with_receipts(list(_mine(user, open_only=open_only, exclude=exclude,
+                                                          drafts=drafts)[:limit]))]
 
 
 def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[TaskView], list[TaskView]]:
@@ -53,7 +74,7 @@ def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[T
         ids = recent.union(still_open, all=True)
     else:  # SQLite: no LIMIT inside a UNION, so the two lists' ids are read apart
         ids = [*recent.values_list("pk", flat=True), *still_open.values_list("pk", flat=True)]
-    tasks = sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True)  # as _mine
+    tasks = with_receipts(sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True))  # as _mine
     views = {t.pk: task_view(t) for t in tasks}
     # Every request of either list was read, and any other row read ranks below that list's last one.
     return ([views[t.pk] for t in tasks if t.state != workflow.DRAFT][:RECENT_REQUESTS],

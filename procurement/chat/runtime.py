@@ -24,7 +24,8 @@ from procurement.people.language import CHAT_LANGUAGES, user_language_remember
 from procurement.chat.sheet import SheetBrain
 from procurement.selectors.sessions import may_post
 from procurement.chat.brain import Brain, Context, Proposal
-from procurement.chat.context import build_context, summarize
+from procurement.chat.context import RECENT_TURNS, build_context, recent_turns, summarize
+from procurement.chat import facts
 from procurement.chat.dispose import Job, Outcome, dispose
 from procurement.chat.lexicon import language
 from procurement.words.phrases import join, say
@@ -45,24 +46,30 @@ class TurnResult:
 
 def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
     _check_may_post(session, user)
+    # The conversation's request, read once for the turn (its trace and the context): read afresh,
+    # as a Session object held by the caller may cache an old copy of its task.
+    task = facts.task_read(session.task_id) if session.task_id else None
     # The turn is part of its request's trace; before there is a request, of the web request's
     # (a draft started now is born in it).
-    ongoing = Task.objects.filter(sessions=session.pk).exclude(state__in=workflow.AGENT_DONE)
-    with trace.using(ongoing.values_list("trace_id", flat=True).first() or ""):
-        return _turn(session, user, text, brain)
+    ongoing = task is not None and task.state not in workflow.AGENT_DONE
+    with trace.using(task.trace_id if ongoing else ""):
+        return _turn(session, user, text, brain, task)
 
 
-def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
-    spoken = conversation_language(session)
+def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) -> TurnResult:
+    # The last turns, read once: the language the agent last answered in, and the context's turns.
+    recent = recent_turns(session)
+    spoken = conversation_language(session, recent)
     text = message_checked(text, lang=spoken)
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     # The hearing reads the message made plain once (chat/normalise.py); the turn keeps her words.
-    ctx = build_context(session=session, user=user, message=normalise(text), user_turn=user_turn)
+    ctx = build_context(session=session, user=user, message=normalise(text), user_turn=user_turn,
+                        recent=recent, task=task)
     if not spoken:  # a conversation's first turn: someone who never chose a language gets the one
         # they write in, for their notices and mail (one look-up per conversation, none per turn)
         user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
-    proposal = SheetBrain(brain or default_brain()).propose(ctx)
+    proposal = SheetBrain(brain or default_brain(), task).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))
@@ -71,14 +78,17 @@ def _turn(session: Session, user, text, brain: Brain | None) -> TurnResult:
         agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
                                  data=turn_record(proposal, out, ctx), locked=locked)
         locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
-                                   outcome=out.outcome)
+                                   outcome=out.outcome, catalogue=ctx.catalogue)
         locked.save(update_fields=["summary", "updated_at"])
     # What the turn left on the session, from the row it locked and saved (not read again).
     if session.task_id != locked.task_id and Session.task.is_cached(session):
         Session.task.field.delete_cached_value(session)
     session.task_id, session.summary, session.updated_at = locked.task_id, locked.summary, locked.updated_at
-    # Read again: once committed, the agent's first steps may already have moved the task.
-    task = Task.objects.filter(pk=out.task.pk).first() if out.task is not None else None
+    # Read again: once committed, the agent's first steps may already have moved the task (a draft
+    # has no steps: it is as the turn left it).
+    task = out.task
+    if task is not None and task.state != workflow.DRAFT:
+        task = Task.objects.filter(pk=task.pk).first()
     return TurnResult(reply=out.reply, task=task, action=out.did, turn=agent_turn)
 
 
@@ -100,8 +110,14 @@ def message_checked(text, *, lang: str = "") -> str:
     return text  # stored exactly as written; it is text, never markup
 
 
-def conversation_language(session: Session) -> str:
-    """The language the agent last answered in ("zh", "en"), or "" before its first reply."""
+def conversation_language(session: Session, recent: list[Turn] | None = None) -> str:
+    """The language the agent last answered in ("zh", "en"), or "" before its first reply; from
+    `recent` (the session's last turns, oldest first) when they hold an agent turn or all there is."""
+    said = [t for t in recent or () if t.role == Turn.Role.AGENT]
+    if said:
+        return (said[-1].data or {}).get("lang", "")
+    if recent is not None and len(recent) < RECENT_TURNS:
+        return ""  # every turn was read: the agent has not answered yet
     last = session.turns.filter(role=Turn.Role.AGENT).order_by("-seq").values_list("data", flat=True).first()
     return (last or {}).get("lang", "")
 

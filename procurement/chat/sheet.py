@@ -36,11 +36,13 @@ def pending_text(task: Task, lang: str, catalogue=()) -> str:
     return words.question_text(question, total=len(sheet["questions"]), lang=lang, items=catalogue)
 
 
-def sheet_proposal(ctx: Context) -> Proposal | None:
-    """While a draft's sheet has an open question, the message is read as its answer first."""
+def sheet_proposal(ctx: Context, task: Task | None = None) -> Proposal | None:
+    """While a draft's sheet has an open question, the message is read as its answer first.
+    `task`: the draft as this turn read it, if it did (else it is read)."""
     if ctx.task is None or ctx.task.state != workflow.DRAFT or lexicon.injections(ctx.message):
         return None
-    task = Task.objects.filter(pk=ctx.task.id).first()
+    if task is None or str(task.pk) != ctx.task.id:
+        task = Task.objects.filter(pk=ctx.task.id).first()
     sheet = task.data.get("quote_sheet") if task else None
     question = next_question(sheet)
     if question is None:
@@ -95,8 +97,8 @@ class SheetBrain:
     """A brain like the others (chat.brain.Brain): while a draft's sheet has an open question, the
     sheet's answers; anything else, the brain it wraps (the rules, or the model with the rules)."""
 
-    def __init__(self, inner):
-        self.inner, self.name = inner, inner.name
+    def __init__(self, inner, task: Task | None = None):
+        self.inner, self.name, self.task = inner, inner.name, task  # task: the draft as the turn read it
 
     def propose(self, ctx: Context) -> Proposal:
-        return sheet_proposal(ctx) or self.inner.propose(ctx)
+        return sheet_proposal(ctx, self.task) or self.inner.propose(ctx)

@@ -2,49 +2,70 @@
 aliases, the accessory words and the suppliers' other names (procurement.purchase.catalogue);
 and the departments.
 
-The catalogue is read in each turn's one catalogue query (`catalogue`): the items somebody quotes
-today and every word of the vocabulary, as one union, never cached, so an item or an alias added
-in the admin is heard in the next message in every process, at no query more than before.
+The catalogue and the departments are read in each turn's one vocabulary query (`catalogue`):
+the items somebody quotes today, every word of the vocabulary and every department, as one union,
+never cached, so an item, an alias or a department added in the admin is heard in the next
+message in every process, at no query more than before.
 
 A department is heard by its code (ENG), its name as stored (an admin's 「採購部」 or "Legal"),
 and its name in each language the pages show it in (Engineering / 工程部). The demo's two carry
-a few more words people use for them (研發部, 維運). The table is read once per process and
-read again as soon as a department is saved or deleted, so one added in the admin is heard in
-the next message."""
+a few more words people use for them (研發部, 維運)."""
 import re
-from functools import lru_cache
-
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
+from types import SimpleNamespace
 
 from django.db.models import CharField, IntegerField, Value
 
 from procurement.words.labels import department_label
-from procurement.models import Department, Quote
+from procurement.models import Department, Membership, Quote
 from procurement.purchase import catalogue as words_table
 from procurement.purchase import pricing
 from procurement.words.phrases import language
 
-QUOTED = "quoted"
+QUOTED, DEPARTMENT, MEMBER = "quoted", "department", "member"
 
 
 class Catalogue(tuple):
     """The items somebody quotes today, by name (a tuple, as the hearing has always had it), with
-    `words`: the vocabulary they and the other catalogue items are heard by."""
+    `words`: the vocabulary they and the other catalogue items are heard by, and `departments`:
+    {code: pattern} of every department (see `departments`)."""
 
-    def __new__(cls, names=(), words: pricing.Vocabulary | None = None):
+    def __new__(cls, names=(), words: pricing.Vocabulary | None = None, departments: dict | None = None):
         made = super().__new__(cls, names)
-        made.words = words
+        made.words, made.departments, made.department_rows = words, departments, None
         return made
 
 
-def catalogue(today) -> Catalogue:
-    """The items quoted on `today` and the catalogue's words, in one query."""
+def catalogue(today, member=None) -> Catalogue:
+    """The items quoted on `today`, the catalogue's words and the departments, in one query; with
+    `member`, also the codes of the departments that person files for (Membership, the authority
+    on it), as `member_of`."""
+    text, number = CharField(), IntegerField()
     quoted = (Quote.objects.filter(valid_until__gte=today)
-              .values_list(Value(QUOTED, output_field=CharField()), "item", Value("", output_field=CharField()),
-                           Value(0, output_field=IntegerField())))
-    rows = list(words_table.word_rows(quoted))
-    return Catalogue(sorted({name for kind, name, _w, _o in rows if kind == QUOTED}), words_table.vocabulary_of(rows))
+              .values_list(Value(QUOTED, output_field=text), "item", Value("", output_field=text),
+                           Value(0, output_field=number)))
+    named = Department.objects.values_list(Value(DEPARTMENT, output_field=text), "code", "name",
+                                           Value(0, output_field=number))
+    hers = [Membership.objects.filter(user=member, department__isnull=False).values_list(
+        Value(MEMBER, output_field=text), "department__code", Value("", output_field=text),
+        Value(0, output_field=number))] if member is not None else []
+    rows = list(words_table.word_rows(quoted, named, *hers))
+    known = {code: SimpleNamespace(code=code, name=name) for kind, code, name, _o in rows if kind == DEPARTMENT}
+    made = Catalogue(sorted({name for kind, name, _w, _o in rows if kind == QUOTED}), words_table.vocabulary_of(rows),
+                     table(known.values()))
+    made.department_rows = known
+    made.member_of = tuple(sorted({code for kind, code, _w, _o in rows if kind == MEMBER}))
+    return made
+
+
+def department_row(code: str, catalogue=()):
+    """The department `code` (its code and name) as the turn's vocabulary query read it; None if
+    the catalogue did not read the departments or none has that code."""
+    return (getattr(catalogue, "department_rows", None) or {}).get(code)
+
+
+def read_departments(catalogue=()) -> bool:
+    """Whether `catalogue` carries every department (the turn's vocabulary query read them)."""
+    return getattr(catalogue, "department_rows", None) is not None
 
 
 def items() -> pricing.Vocabulary:
@@ -71,10 +92,11 @@ def item_words(item: str, catalogue=()) -> list[str]:
 ALIASES = {"ENG": (r"工程(?!師)", "研發部"), "OPS": ("營運", "維運")}
 
 
-@lru_cache(maxsize=1)
-def departments() -> dict:
-    """{code: pattern}: each department's words, as the database has them now."""
-    return table(Department.objects.only("code", "name"))
+def departments(catalogue=()) -> dict:
+    """{code: pattern}: each department's words, as the turn's vocabulary query read them; a bare
+    tuple of names carries none, so the departments are read now (one query)."""
+    known = getattr(catalogue, "departments", None)
+    return known if known is not None else table(Department.objects.only("code", "name"))
 
 
 def table(rows) -> dict:
@@ -90,12 +112,6 @@ def table(rows) -> dict:
         patterns[department.code] = re.compile("|".join([*alternatives, *ALIASES.get(department.code, ())]),
                                                re.IGNORECASE)
     return patterns
-
-
-@receiver(post_save, sender=Department)
-@receiver(post_delete, sender=Department)
-def _department_changed(**kwargs):
-    departments.cache_clear()
 
 
 def _word(word: str) -> str:

@@ -68,8 +68,10 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
         grant_requester(task, requester)
         task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason=say("request_confirmed"))
         if session is not None:
+            held = session.task_id == task.pk  # a draft from chat: the conversation holds it already
             session.task = task
-            session.save(update_fields=["task", "updated_at"])
+            if not held:
+                session.save(update_fields=["task", "updated_at"])
         enqueue_advance(task.pk)
     return task
 
