@@ -118,7 +118,8 @@ def task_view(task: Task) -> TaskView:
         number=now.number or "", po_number=now.po_number or "", supplier=now.supplier or "",
         subtotal=None if now.subtotal is None else str(now.subtotal),
         total=None if now.total is None else str(now.total),
-        waiting_on={"kind": waiting.kind, "people": list(waiting.people), "since": waiting.since.isoformat()}
+        waiting_on={"kind": waiting.kind, "people": list(waiting.people), "since": waiting.since.isoformat(),
+                    "stand_ins": [list(pair) for pair in waiting.stand_ins]}
         if waiting else {},
         decision=_decision(approvals), created_at=task.created_at.isoformat() if task.created_at else "",
         progress=now.progress)

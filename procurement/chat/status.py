@@ -80,7 +80,8 @@ def _waiting(task, lang: str) -> str:
     if not waiting:
         return ""
     with language(lang):
-        text = WaitingOn(waiting["kind"], tuple(waiting["people"]), datetime.fromisoformat(waiting["since"]))
+        text = WaitingOn(waiting["kind"], tuple(waiting["people"]), datetime.fromisoformat(waiting["since"]),
+                         tuple(tuple(pair) for pair in waiting.get("stand_ins") or ()))
         return text.text(_Viewer(waiting)) + say("full_stop", lang)
 
 

@@ -21,7 +21,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.functional import lazy
-from django.utils.translation import gettext
 
 from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
@@ -29,11 +28,11 @@ from agentstate.said import of_event
 from procurement import workflow
 from procurement.words.labels import actor_label
 from procurement.people.language import language_of, languages_of
-from procurement.words.people import person_label
+from procurement.words.people import approvers_words, on_behalf_words, person_label
 from procurement.models import Notice, NoticeSource, Notification
 from procurement.infra.outbox import notifications_queue
 from procurement.policy.routing import OnlyTheRequester
-from procurement.purchase.requests import request_now
+from procurement.purchase.requests import active_stand_ins, request_now
 from procurement.words import render
 from procurement.notices.render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)
@@ -292,19 +291,17 @@ def _earlier_comments(decided: Approval) -> list[dict]:
             for d in decisions[:-1] if d.comment.strip()]
 
 
-def _on_behalf(delegate: str, person: str) -> str:
-    return gettext("%(delegate)s on behalf of %(person)s") % {"delegate": delegate, "person": person}
-
-
 # 「Dave Huang（代 Bob Wang）」, in the language the notice is rendered in.
-_on_behalf_lazy = lazy(_on_behalf, str)
+_on_behalf_lazy = lazy(on_behalf_words, str)
+# Whom a step waited on, in the language the notice is rendered in (" or " is a word).
+_approvers_lazy = lazy(approvers_words, str)
 
 
 def _decider_words(decided_by, on_behalf_of):
     """Who decided, and for whom when a delegate did."""
     if on_behalf_of is None:
         return display_name(decided_by)
-    return _on_behalf_lazy(display_name(decided_by), display_name(on_behalf_of))
+    return _on_behalf_lazy(decided_by, on_behalf_of)
 
 
 def _decision(task: Task, event: TaskEvent) -> Approval | None:
@@ -365,9 +362,10 @@ def _escalation_deliveries(approval: Approval, key: str) -> list[Delivery]:
     users = {u.pk: u for u in get_user_model().objects.filter(
         pk__in=step.get("user_ids", []) + step.get("offered_ids", []), is_active=True)}
     offered = [users[pk] for pk in step.get("offered_ids", []) if pk in users]
+    waited_on = [users[pk] for pk in step.get("user_ids", []) if pk in users]
     context = _approver_context(approval) | {"backups": ", ".join(display_name(u) for u in offered),
-                                            "waited_on": ", ".join(display_name(users[pk]) for pk in
-                                                                   step.get("user_ids", []) if pk in users)}
+                                            "waited_on": _approvers_lazy(waited_on, active_stand_ins(
+                                                [u.get_username() for u in waited_on]))}
     link = approval_url(approval.pk)
     return [Delivery("approval_escalated", approval.task, key, language_of(u), link, context | {"offered": pk_in},
                      user=u) for u, pk_in in [(u, True) for u in offered]

@@ -9,7 +9,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -19,7 +19,7 @@ from procurement.words import labels
 from procurement import selectors
 from procurement.purchase import services
 from procurement.purchase.budget import budget_outlook
-from procurement.words.people import people_labels, person_label, remember
+from procurement.words.people import approvers_words, person_label, remember
 from procurement.policy.chain import withdrawn
 from procurement.policy.deciding import step_decider, step_people
 from procurement.policy.rules import amount_words
@@ -85,7 +85,7 @@ def approval_context(user, approval) -> dict:
         "reason": reason, "reason_words": inbox_rows.route_words(reason),
         **relatives_context(approval),
         "requester_prices": requester_price_lines(approval.scope),
-        "routed_to": pgettext("list separator", ", ").join(people_labels((approval.rule or {}).get("usernames", []))),
+        "routed_to": routed_to_words(approval),
         "over_cap": bool(purchase and purchase.budget is not None
                          and Decimal(approval.scope.get("total") or 0) > purchase.budget),
         "comparison": award.get("comparison", []) if same_award else [],
@@ -103,6 +103,16 @@ def approval_context(user, approval) -> dict:
                                   amount=Decimal(approval.scope["total"]))
         if approval.status == "pending" and not is_invoice_exception(approval) else None,
     } | chain_context(user, approval) | invoice_exception_context(approval)
+
+
+def routed_to_words(approval) -> str:
+    """Whom the approval was routed to, named as every page names waiting approvers: while it
+    waits, with whoever stands in for them today (never the requester)."""
+    people = (approval.rule or {}).get("usernames", [])
+    requester = approval.task.initiator.get_username()
+    stand_ins = (tuple(pair for pair in active_stand_ins(people) if pair[1] != requester)
+                 if approval.status == "pending" else ())
+    return approvers_words(people, stand_ins)
 
 
 def invoice_exception_context(approval) -> dict:

@@ -14,7 +14,6 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Prefetch, Q
 from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from agentstate.models import Approval, Task
 
@@ -22,7 +21,7 @@ from procurement.models import RequestLine
 from procurement.words import labels
 from procurement import workflow
 from procurement.purchase.progress import PROGRESS_READS, Progress, progress_of, standing_words
-from procurement.words.people import stand_in_words
+from procurement.words.people import approvers_words
 from procurement.selectors.delegations import running_delegations
 
 # What a task may be waiting for. The codes are public (API `waiting_on.kind`).
@@ -72,7 +71,7 @@ class WaitingOn:
 
     def _who(self) -> str:
         """The people by name (procurement.words.people), only when the sentence names them."""
-        return pgettext("between names", " or ").join(stand_in_words(person, self.stand_ins) for person in self.people)
+        return approvers_words(self.people, self.stand_ins)
 
     def as_json(self, viewer=None) -> dict:
         return {"kind": self.kind, "people": list(self.people), "since": timezone.localtime(self.since).isoformat(),

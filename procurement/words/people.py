@@ -69,10 +69,25 @@ def _account_changed(sender, **kwargs):
     forget()
 
 
+def approvers_words(people, stand_ins=()) -> str:
+    """Whom an approval waits on, in the same words on every page, in the chat, mail and notices:
+    each person by name, and each delegate whose delegation runs today on behalf of that person:
+    「Bob Wang 或 Dave Huang（代 Bob Wang）」 / "Bob Wang or Dave Huang on behalf of Bob Wang".
+    `people` are usernames or users; `stand_ins` are (delegator, delegate) pairs."""
+    named = []
+    for person in people or ():
+        named.append(person_label(person))
+        key = person if isinstance(person, str) else person.get_username()
+        named += [on_behalf_words(delegate, person) for delegator, delegate in stand_ins if delegator == key]
+    return pgettext("between names", " or ").join(named)
+
+
+def on_behalf_words(delegate, person) -> str:
+    """「Dave Huang（代 Bob Wang）」 / "Dave Huang on behalf of Bob Wang"."""
+    return _("%(delegate)s on behalf of %(person)s") % {"delegate": person_label(delegate),
+                                                        "person": person_label(person)}
+
+
 def stand_in_words(person: str, stand_ins) -> str:
-    """「bob（代理人 dave）」 / "bob (or dave, standing in)" while bob's delegation to dave runs."""
-    delegates = [delegate for delegator, delegate in stand_ins if delegator == person]
-    if not delegates:
-        return person_label(person)
-    return _("%(person)s (or %(delegate)s, standing in)") % {
-        "person": person_label(person), "delegate": pgettext("between names", " or ").join(people_labels(delegates))}
+    """One person of a step and whoever stands in for them today (approvers_words)."""
+    return approvers_words([person], stand_ins)

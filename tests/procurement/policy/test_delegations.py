@@ -167,8 +167,8 @@ def test_the_delegation_page_names_a_delegate_and_refuses_bad_input(demo, langua
 
 
 @pytest.mark.parametrize("language, waiting, chain", [
-    ("en", "Waiting for approval by Bob Wang (or Dave Huang, standing in)", "Bob Wang (or Dave Huang, standing in)"),
-    ("zh-hant", "等待 Bob Wang（代理人 Dave Huang）", "Bob Wang（代理人 Dave Huang）")])
+    ("en", "Waiting for approval by Bob Wang or Dave Huang on behalf of Bob Wang", "Bob Wang or Dave Huang on behalf of Bob Wang"),
+    ("zh-hant", "等待 Bob Wang 或 Dave Huang（代 Bob Wang）", "Bob Wang 或 Dave Huang（代 Bob Wang）")])
 def test_while_bob_is_away_the_requester_and_the_chain_name_dave_standing_in(demo, erp, eager, language, waiting,
                                                                               chain):
     task = submit(demo["alice"], SMALL)
@@ -245,7 +245,7 @@ def test_a_person_the_policy_names_in_a_step_is_offered_and_accepted(demo):
 
 
 def test_a_page_reads_todays_delegations_once(demo, erp, eager):
-    """The header's "stands in for someone today" and "waiting for bob (or dave, standing in)" share one read."""
+    """The header's "stands in for someone today" and "waiting for bob or dave on behalf of bob" share one read."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -256,7 +256,7 @@ def test_a_page_reads_todays_delegations_once(demo, erp, eager):
     for url in (reverse("my-requests"), reverse("task-page", args=[task.pk])):
         with CaptureQueriesContext(connection) as queries:
             body = client.get(url).content.decode()
-        assert "Waiting for approval by Bob Wang (or Dave Huang, standing in)" in body
+        assert "Waiting for approval by Bob Wang or Dave Huang on behalf of Bob Wang" in body
         reads = [q["sql"] for q in queries.captured_queries if 'FROM "procurement_delegation"' in q["sql"]]
         assert len(reads) == 1, reads
 

@@ -111,7 +111,7 @@ def test_bob_standing_in_for_frank_still_never_decides_his_own_request(demo, erp
     assert not Notice.objects.filter(recipient=demo["bob"], kind="approval_new").exists()
     assert Notice.objects.filter(recipient=demo["frank"], kind="approval_new").exists()
     waiting = api(demo["bob"]).get("/api/v1/requests/").json()["results"][0]["waiting_on"]
-    assert waiting["people"] == ["frank"] and "standing in" not in waiting["text"]
+    assert waiting["people"] == ["frank"] and "Bob Wang on behalf of" not in waiting["text"]
     assert Approval.objects.get(pk=approval.pk).status == "pending"
 
 
