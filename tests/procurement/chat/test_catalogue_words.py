@@ -1,5 +1,6 @@
-"""The catalogue's words are data: an alias or an item an admin adds is heard in the next chat
-message, in English and in Chinese, with no cache to clear in this process or any other."""
+"""The catalogue's words and the departments are data: an alias, an item or a department an admin
+adds is heard in the next chat message, in English and in Chinese, with no cache to clear in this
+process or any other."""
 from datetime import timedelta
 from decimal import Decimal
 
@@ -7,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from procurement.models import CatalogueItem, ItemAlias, Quote, Supplier
+from procurement.models import CatalogueItem, Department, ItemAlias, Membership, Quote, Supplier
 from procurement.people.language import user_language_set
 from tests.procurement.chat.support import draft_of, no_memory_store, open_session, talk  # noqa: F401
 
@@ -22,12 +23,16 @@ def admin_adds_alias(demo, item: str, words: str, language: str):
     assert page.status_code == 302, page.content.decode()[:2000]
 
 
-def items_drafted(demo, text: str, lang: str) -> list:
+def drafted(demo, text: str, lang: str) -> dict:
     alice = demo["alice"]
     user_language_set(user=alice, language=lang)
     session = open_session(alice)
     talk(session, alice, text)
-    return [(line["description"], line["quantity"]) for line in draft_of(session).get("lines") or []]
+    return draft_of(session)
+
+
+def items_drafted(demo, text: str, lang: str) -> list:
+    return [(line["description"], line["quantity"]) for line in drafted(demo, text, lang).get("lines") or []]
 
 
 @pytest.mark.parametrize("item, words, language, said, lang", [
@@ -56,3 +61,16 @@ def test_an_alias_deleted_in_the_admin_is_no_longer_heard(demo):
     assert items_drafted(demo, "two notebooks for the new hires", "en") == [("Laptop", 2)]
     ItemAlias.objects.filter(words="notebook").delete()
     assert ("Laptop", 2) not in items_drafted(demo, "two notebooks for the new hires", "en")
+
+
+@pytest.mark.parametrize("said, lang", [("I need 2 monitors for the Legal team", "en"),
+                                        ("法務部需要兩台螢幕", "zh")])
+def test_a_department_added_is_heard_in_the_next_message(demo, said, lang):
+    # She files for Engineering only: a department nobody has is not heard, and the draft is hers.
+    assert drafted(demo, said, lang).get("department") == "ENG"
+    # Written straight to the tables, as the admin in another process would: no signal here is told.
+    legal, = Department.objects.bulk_create([Department(code="LEGAL", name="Legal" if lang == "en" else "法務部",
+                                                        cost_centre="LEG-01", budget_total=500000)])
+    Membership.objects.bulk_create([Membership(user=demo["alice"], department=legal, role="requester")])
+    draft = drafted(demo, said, lang)
+    assert draft.get("department") == "LEGAL" and [line["description"] for line in draft["lines"]] == ["Monitor"]
