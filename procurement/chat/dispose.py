@@ -478,10 +478,13 @@ def receive(job: Job) -> Outcome:
     """What arrived on one of her ordered requests: shown first, recorded through the receiving
     service only when her own yes answers that very preview (the task's version and lines)."""
     action = job.action
-    task = facts.own_task(job.user, action.task_id)  # hers, with its lines, receipts and deliveries: one read
+    # Hers (the one read layer), with what came and was billed; the request as the context read it
+    # this turn, unless it moved since.
+    seen = _read_this_turn(job, action.task_id)
+    task = facts.own_task(job.user, action.task_id, progress_only=seen is not None)
     if task is None:
         raise NotFound("No such task.")
-    view = facts.task_view(task)
+    view = facts.task_view(task) if seen is None else seen if seen.version == task.version else facts.view_of(task.pk)
     if task.state != workflow.CONFIRMED:
         return Outcome(reply=receiving.arrival_reply(view, job.lang), did="none", outcome="refused",
                        reason="not receivable", task=job.task(), about=view.id)

@@ -50,11 +50,13 @@ def view_of(task_id) -> TaskView | None:
     return task_view(task) if task else None
 
 
-def own_task(user, task_id) -> Task | None:
-    """One of the caller's own tasks (selectors.own_tasks), with all that task_view and the goods
-    receipts read, in one read; None if it is not hers."""
-    task = own_tasks(user, _tasks()).filter(pk=task_id).first()
-    return with_receipts([task])[0] if task else None
+def own_task(user, task_id, *, progress_only: bool = False) -> Task | None:
+    """One of the caller's own tasks (selectors.own_tasks), with all that task_view and its progress
+    (goods receipts, supplier invoices) read, in one read; None if it is not hers. `progress_only`:
+    the task with its progress alone, for a caller that has its view already."""
+    tasks = Task.objects.filter(kind=workflow.KIND).prefetch_related(*PROGRESS_READS) if progress_only else _tasks()
+    task = own_tasks(user, tasks).filter(pk=task_id).first()
+    return task if task is None or progress_only else with_receipts([task])[0]
 
 
 def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, exclude=None,
