@@ -1,4 +1,4 @@
-"""agentstate against LangGraph's PostgreSQL checkpointer, side by side in one run, and pgbench.
+"""agentstate against LangGraph's PostgreSQL checkpointer and a DBOS step, side by side in one run, and pgbench.
 
     .venv/bin/python bench/sidebyside.py [--iterations 300] [--json out.json]
 
@@ -9,7 +9,17 @@ noise from the rest of the machine:
 - agentstate: `fire()` of a runtime event with its checkpoint (the transition, its event and
   its checkpoint in one statement, conditional on the version), then `checkpoint_latest()`;
 - LangGraph: `PostgresSaver.put()` of a checkpoint then `get_tuple()` of the latest one, on
-  the connection LangGraph's own `from_conn_string` makes (autocommit, no prepared statements).
+  the connection LangGraph's own `from_conn_string` makes (autocommit, no prepared statements);
+- DBOS (flush mode only): one `@DBOS.step` inside a running `@DBOS.workflow`, the step returning
+  the new state, which DBOS checkpoints (its output row in `dbos.operation_outputs`, committed
+  before the workflow goes on) in the same PostgreSQL database. The workflow runs in DBOS's own
+  thread and takes each step from a queue; the time is taken inside the workflow around the step
+  call, so the hand-over between threads is not counted against DBOS.
+
+Two shapes of step, each measured the same way: "one key" changes one small top-level key of a
+large state (below); "whole state" replaces the whole state, as when a new quote sheet or a
+rewritten request arrives (every line is new: LangGraph then writes every channel's blob,
+agentstate gets every key in `data`; DBOS returns the whole output in both shapes).
 
 Each step changes one small top-level key of a state holding the rest of the size, as an agent
 step usually does: LangGraph gets `new_versions` naming only that channel (so it rewrites no
@@ -51,6 +61,7 @@ from agentstate.models import Task  # noqa: E402
 
 KIND, TENANT = "bench_sbs", "BENCH"
 SIZES_KB = (1, 10, 100)
+SHAPES = ("one key", "whole state")
 FLOOR_SIZES_KB = (1, 10)
 # Two modes, each side by side with LangGraph on the same setting: "flush" (both commit as the
 # server says: synchronous_commit=on), and "no-wait" (agentstate's runtime moves declared
@@ -74,14 +85,87 @@ def state_of(kb: int) -> dict:
     return state
 
 
-def measure_agentstate(task_id, version, i):
+def replaced(state: dict, i: int) -> dict:
+    """The whole state rewritten for step `i`: every line new, the same size."""
+    return dict(state, n=i, lines=[dict(line, note=f"rewritten by step {i:08d}") for line in state["lines"]])
+
+
+def step_data(state: dict, i: int, shape: str) -> dict:
+    """What a step sets: one small key, or the whole state."""
+    return {"n": i} if shape == "one key" else replaced(state, i)
+
+
+def measure_agentstate(task_id, version, i, data=None):
+    data = {"n": i} if data is None else data
     started = time.perf_counter()
     task = fire(task_id, NEXT_EVENT["ping" if version % 2 else "pong"], actor=ACTOR, expected_version=version,
-                data={"n": i})
+                data=data)
     checkpoint = checkpoint_latest(task, tenant=task.tenant)
     elapsed = time.perf_counter() - started
-    assert checkpoint.version == task.version and checkpoint.snapshot["data"]["n"] == i
+    got = checkpoint.snapshot["data"]
+    assert checkpoint.version == task.version and got["n"] == i
+    assert "lines" not in data or got["lines"][-1] == data["lines"][-1]
     return elapsed, task.version
+
+
+class DBOSSide:
+    """A DBOS workflow that runs one `@DBOS.step` per request, in DBOS's own thread: the step gets the
+    state and returns the new one, which DBOS records as the step's output before the workflow goes
+    on (flush mode: the server's synchronous_commit). The elapsed time is taken inside the workflow,
+    around the step call."""
+
+    def __init__(self, url: str):
+        import queue
+        import threading
+
+        from dbos import DBOS
+
+        self.DBOS, self.inbox, self.outbox = DBOS, queue.Queue(), queue.Queue()
+        self.lock = threading.Lock()
+        DBOS(config={"name": "agentstate-bench", "system_database_url": url, "log_level": "WARNING",
+                     "run_admin_server": False, "sys_db_pool_size": 4})
+        inbox, outbox = self.inbox, self.outbox
+
+        @DBOS.step()
+        def bench_step(state: dict, i: int, whole: bool) -> dict:
+            return state if whole else dict(state, n=i)  # whole: the new state was built before the step
+
+        @DBOS.workflow()
+        def bench_loop(label: str) -> int:
+            steps = 0
+            while (request := inbox.get()) is not None:
+                state, i, whole = request
+                started = time.perf_counter()
+                out = bench_step(state, i, whole)
+                elapsed = time.perf_counter() - started
+                steps += 1
+                outbox.put((elapsed, out))
+            return steps
+
+        self.loop = bench_loop
+        DBOS.launch()
+        self.handle = None
+
+    def start(self):
+        self.stop()
+        self.handle = self.DBOS.start_workflow(self.loop, f"bench-{uuid.uuid4()}")
+
+    def measure(self, state: dict, i: int, shape: str) -> float:
+        self.inbox.put((state, i, shape == "whole state"))
+        elapsed, out = self.outbox.get(timeout=60)
+        assert out["n"] == i and len(out["lines"]) == len(state["lines"])
+        assert shape == "one key" or out["lines"][-1]["note"].endswith(f"{i:08d}")
+        return elapsed
+
+    def stop(self):
+        if self.handle is not None:
+            self.inbox.put(None)
+            self.handle.get_result()
+            self.handle = None
+
+    def close(self):
+        self.stop()
+        self.DBOS.destroy()
 
 
 def langgraph_saver(url: str):
@@ -90,17 +174,18 @@ def langgraph_saver(url: str):
     return PostgresSaver.from_conn_string(url)
 
 
-def measure_langgraph(saver, thread_id, state, i, parent):
+def measure_langgraph(saver, thread_id, state, i, parent, whole=False):
+    """`whole`: `state` is the step's new state, every channel new (each written again)."""
     from langgraph.checkpoint.base import empty_checkpoint
 
     checkpoint = empty_checkpoint()
     values = dict(state, n=i)
     checkpoint["channel_values"] = values
-    checkpoint["channel_versions"] = {k: ("1" if k != "n" else str(i + 2)) for k in values}
+    checkpoint["channel_versions"] = {k: ("1" if k != "n" and not whole else str(i + 2)) for k in values}
     config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     if parent:
         config["configurable"]["checkpoint_id"] = parent
-    new_versions = checkpoint["channel_versions"] if i == 0 else {"n": str(i + 2)}
+    new_versions = checkpoint["channel_versions"] if i == 0 or whole else {"n": str(i + 2)}
     started = time.perf_counter()
     saved = saver.put(config, checkpoint, {"source": "loop", "step": i}, new_versions)
     got = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
@@ -114,7 +199,7 @@ def summary(seconds: list[float]) -> dict:
             "mean_ms": round(sum(seconds) / len(seconds) * 1000, 3), "n": len(seconds)}
 
 
-def warm_up(user, saver, moves: int = 300):
+def warm_up(user, saver, moves: int = 300, dbos=None):
     """Fill both sides' tables a little and ANALYZE them, as autovacuum does on a live server.
     On a new database the statistics say the tables are empty, and a statement prepared then keeps
     a plan that scans them (agentstate prepares its statements; LangGraph plans each call), so an
@@ -124,54 +209,83 @@ def warm_up(user, saver, moves: int = 300):
     for i in range(moves):
         _elapsed, version = measure_agentstate(task.pk, version, i)
         _elapsed, parent = measure_langgraph(saver, thread_id, state_of(10), i, parent)
+    tables = ["agentstate_task", "agentstate_taskevent", "agentstate_checkpoint", "agentstate_approval",
+              "checkpoints", "checkpoint_blobs", "checkpoint_writes"]
+    if dbos is not None:
+        dbos.start()
+        for i in range(moves):
+            dbos.measure(state_of(10), i, "one key")
+        dbos.stop()
+        tables += ["dbos.workflow_status", "dbos.operation_outputs"]
     with connection.cursor() as cursor:
-        for table in ("agentstate_task", "agentstate_taskevent", "agentstate_checkpoint", "agentstate_approval",
-                      "checkpoints", "checkpoint_blobs", "checkpoint_writes"):
+        for table in tables:
             cursor.execute(f"ANALYZE {table}")
 
 
-def side_by_side(user, saver, iterations: int, mode: str) -> list[dict]:
+def rotate(sides: list, i: int) -> list:
+    """The sides in a different order on each call: each goes first, second and last as often."""
+    k = i % len(sides)
+    return sides[k:] + sides[:k]
+
+
+def side_by_side(user, saver, iterations: int, mode: str, dbos=None, shapes=SHAPES) -> list[dict]:
     rows = []
-    for kb in SIZES_KB:
-        state = state_of(kb)
-        task = task_create(kind=MODES[mode][0], initiator=user, tenant=TENANT, data=state)
-        thread_id, parent, version = f"bench-{uuid.uuid4()}", None, task.version
-        ours, theirs = [], []
-        for i in range(iterations + 10):  # the first 10 of each warm up and are not counted
-            if i % 2:
-                elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
-                theirs.append(elapsed)
-                elapsed, version = measure_agentstate(task.pk, version, i)
-                ours.append(elapsed)
-            else:
-                elapsed, version = measure_agentstate(task.pk, version, i)
-                ours.append(elapsed)
-                elapsed, parent = measure_langgraph(saver, thread_id, state, i, parent)
-                theirs.append(elapsed)
-        ours, theirs = ours[10:], theirs[10:]
-        assert checkpoint_is_intact(checkpoint_latest(task, tenant=task.tenant))
-        # Then each side alone, one block after the other: what each costs without the other's
-        # calls in between (the alternating figures above remain the comparison).
-        alone_ours, alone_theirs = [], []
-        for i in range(iterations):
-            elapsed, version = measure_agentstate(task.pk, version, iterations + 10 + i)
-            alone_ours.append(elapsed)
-        for i in range(iterations):
-            elapsed, parent = measure_langgraph(saver, thread_id, state, iterations + 10 + i, parent)
-            alone_theirs.append(elapsed)
-        row = {"mode": mode, "size_kb": kb, "state_bytes": len(json.dumps(state)), "agentstate": summary(ours),
-               "langgraph": summary(theirs),
-               "alone": {"agentstate": summary(alone_ours), "langgraph": summary(alone_theirs)}}
-        row["ratio_p50"] = round(row["langgraph"]["p50_ms"] / row["agentstate"]["p50_ms"], 2)
-        row["ratio_p95"] = round(row["langgraph"]["p95_ms"] / row["agentstate"]["p95_ms"], 2)
-        row["alone"]["ratio_p50"] = round(row["alone"]["langgraph"]["p50_ms"] / row["alone"]["agentstate"]["p50_ms"], 2)
-        rows.append(row)
-        print(f"{mode:>7} {kb:>4} KB  agentstate p50 {row['agentstate']['p50_ms']:6.2f} ms p95 {row['agentstate']['p95_ms']:6.2f}"
-              f"  |  langgraph p50 {row['langgraph']['p50_ms']:6.2f} ms p95 {row['langgraph']['p95_ms']:6.2f}"
-              f"  |  ratio p50 {row['ratio_p50']:.2f}x p95 {row['ratio_p95']:.2f}x"
-              f"  |  each alone: {row['alone']['agentstate']['p50_ms']:.2f} vs {row['alone']['langgraph']['p50_ms']:.2f} ms,"
-              f" {row['alone']['ratio_p50']:.2f}x", flush=True)
+    for shape in shapes:
+        for kb in SIZES_KB:
+            rows.append(one_size(user, saver, iterations, mode, dbos, shape, kb))
     return rows
+
+
+def one_size(user, saver, iterations, mode, dbos, shape, kb) -> dict:
+    state = state_of(kb)
+    task = task_create(kind=MODES[mode][0], initiator=user, tenant=TENANT, data=state)
+    thread_id, parent, version = f"bench-{uuid.uuid4()}", None, task.version
+    whole = shape == "whole state"
+    times = {"agentstate": [], "langgraph": [], "dbos": []}
+    if dbos is not None:
+        dbos.start()
+
+    def ours(i):
+        nonlocal version
+        elapsed, version = measure_agentstate(task.pk, version, i, step_data(state, i, shape))
+        return elapsed
+
+    def theirs(i):
+        nonlocal parent
+        elapsed, parent = measure_langgraph(saver, thread_id, replaced(state, i) if whole else state, i, parent, whole)
+        return elapsed
+
+    def dbos_step(i):
+        return dbos.measure(replaced(state, i) if whole else state, i, shape)
+
+    sides = [("agentstate", ours), ("langgraph", theirs)] + ([("dbos", dbos_step)] if dbos is not None else [])
+    for i in range(iterations + 10):  # the first 10 of each warm up and are not counted
+        for name, call in rotate(sides, i):
+            elapsed = call(i)
+            if i >= 10:
+                times[name].append(elapsed)
+    assert checkpoint_is_intact(checkpoint_latest(task, tenant=task.tenant))
+    # Then each side alone, one block after the other: what each costs without the other's
+    # calls in between (the alternating figures above remain the comparison).
+    alone = {}
+    for name, call in sides:
+        alone[name] = summary([call(iterations + 10 + i) for i in range(iterations)])
+    row = {"mode": mode, "shape": shape, "size_kb": kb, "state_bytes": len(json.dumps(state)),
+           **{name: summary(times[name]) for name, _ in sides}, "alone": alone}
+    for name, _ in sides[1:]:
+        suffix = "" if name == "langgraph" else "_" + name
+        row["ratio_p50" + suffix] = round(row[name]["p50_ms"] / row["agentstate"]["p50_ms"], 2)
+        row["ratio_p95" + suffix] = round(row[name]["p95_ms"] / row["agentstate"]["p95_ms"], 2)
+        alone["ratio_p50" + suffix] = round(alone[name]["p50_ms"] / alone["agentstate"]["p50_ms"], 2)
+    line = (f"{mode:>7} {shape:>11} {kb:>4} KB  agentstate p50 {row['agentstate']['p50_ms']:6.2f} ms p95 "
+            f"{row['agentstate']['p95_ms']:6.2f}  |  langgraph p50 {row['langgraph']['p50_ms']:6.2f} p95 "
+            f"{row['langgraph']['p95_ms']:6.2f} ratio {row['ratio_p50']:.2f}x/{row['ratio_p95']:.2f}x")
+    if dbos is not None:
+        line += (f"  |  dbos p50 {row['dbos']['p50_ms']:6.2f} p95 {row['dbos']['p95_ms']:6.2f} ratio "
+                 f"{row['ratio_p50_dbos']:.2f}x/{row['ratio_p95_dbos']:.2f}x")
+    line += "  |  alone " + ", ".join(f"{name} {alone[name]['p50_ms']:.2f}" for name, _ in sides)
+    print(line, flush=True)
+    return row
 
 
 def fire_only(user, iterations: int) -> dict:
@@ -325,6 +439,9 @@ def main():
     parser.add_argument("--seconds", type=int, default=10, help="length of each pgbench and throughput run")
     parser.add_argument("--json")
     parser.add_argument("--skip-pgbench", action="store_true")
+    parser.add_argument("--skip-dbos", action="store_true")
+    parser.add_argument("--flush-only", action="store_true", help="only the flush mode (the target's)")
+    parser.add_argument("--sizes-only", action="store_true", help="only the side-by-side table, no floors or pgbench")
     parser.add_argument("--spin", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.spin:
@@ -346,11 +463,24 @@ def main():
                          "default_toast_compression": toast},
               "iterations": args.iterations}
     result["sizes"] = []
-    for mode, (_kind, options) in MODES.items():
-        with langgraph_saver(url + ("?" + options if options else "")) as saver:
-            saver.setup()
-            warm_up(user, saver)
-            result["sizes"] += side_by_side(user, saver, args.iterations, mode)
+    dbos = DBOSSide(url) if not args.skip_dbos else None
+    try:
+        for mode, (_kind, options) in MODES.items():
+            if args.flush_only and mode != "flush":
+                continue
+            with langgraph_saver(url + ("?" + options if options else "")) as saver:
+                saver.setup()
+                warm_up(user, saver, dbos=dbos if mode == "flush" else None)
+                # DBOS commits as the server says (its own engine, no per-connection setting): flush mode only.
+                result["sizes"] += side_by_side(user, saver, args.iterations, mode, dbos if mode == "flush" else None,
+                                                SHAPES if mode == "flush" else SHAPES[:1])
+    finally:
+        if dbos is not None:
+            dbos.close()
+    if args.sizes_only:
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2))
+        return result
     result["fire_only_1kb"] = fire_only(user, args.iterations)
     print(f"fire() alone at 1 KB: p50 {result['fire_only_1kb']['p50_ms']:.2f} ms", flush=True)
     result["floor"] = floor(url, args.iterations)
@@ -372,6 +502,9 @@ def main():
         cursor.execute("DELETE FROM checkpoint_writes WHERE thread_id LIKE 'bench-%%'")
         cursor.execute("DELETE FROM checkpoint_blobs WHERE thread_id LIKE 'bench-%%'")
         cursor.execute("DELETE FROM checkpoints WHERE thread_id LIKE 'bench-%%'")
+        cursor.execute("SELECT to_regclass('dbos.workflow_status') IS NOT NULL")
+        if cursor.fetchone()[0]:
+            cursor.execute("DELETE FROM dbos.workflow_status WHERE name LIKE '%%bench_loop%%'")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return result
