@@ -379,6 +379,136 @@ def design_floor(url: str, user, saver, iterations: int) -> list[dict]:
     return rows
 
 
+_TWO_ROW_TABLES = """
+DROP TABLE IF EXISTS bench_floor2_event, bench_floor2_task;
+CREATE TABLE bench_floor2_task (
+    id uuid PRIMARY KEY, tenant varchar(50) NOT NULL, state varchar(40) NOT NULL, version int NOT NULL,
+    step varchar(60) NOT NULL, lease_token bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL
+) WITH (fillfactor = 70);
+CREATE TABLE bench_floor2_event (
+    id bigserial PRIMARY KEY, task_id uuid NOT NULL, version int NOT NULL, at timestamptz NOT NULL,
+    actor varchar(120) NOT NULL, event varchar(50) NOT NULL, from_state varchar(40) NOT NULL,
+    to_state varchar(40) NOT NULL, reason text NOT NULL, trace_id varchar(32) NOT NULL, data jsonb NOT NULL,
+    depth int NOT NULL, body text COMPRESSION lz4, checksum varchar(64) NOT NULL
+);
+CREATE UNIQUE INDEX bench_floor2_event_task_version ON bench_floor2_event (task_id, version DESC);
+"""
+_TWO_ROW_MOVE = """
+WITH moved AS (
+    UPDATE bench_floor2_task SET state = %(to)s, version = version + 1, step = %(to)s, updated_at = now()
+     WHERE id = %(id)s AND version = %(version)s AND state = %(from)s AND lease_token = 0
+    RETURNING id, version
+)
+INSERT INTO bench_floor2_event (task_id, version, at, actor, event, from_state, to_state, reason, trace_id, data,
+                                depth, body, checksum)
+SELECT id, version, now(), 'runtime:bench', %(to)s, %(from)s, %(to)s, '', '', '{}'::jsonb, %(depth)s, %(body)s,
+       %(checksum)s FROM moved
+RETURNING version"""
+_TWO_ROW_READ = """
+SELECT depth, body, checksum FROM bench_floor2_event
+ WHERE task_id = %(id)s
+   AND version BETWEEN (SELECT version - depth FROM bench_floor2_event WHERE task_id = %(id)s ORDER BY version DESC LIMIT 1)
+                   AND (SELECT version FROM bench_floor2_event WHERE task_id = %(id)s ORDER BY version DESC LIMIT 1)
+ ORDER BY version"""
+
+
+def two_row_floor(url: str, saver, dbos, iterations: int, shapes=SHAPES) -> list[dict]:
+    """The floor of DESIGN §4's storage after the decision, against LangGraph and DBOS, alternating
+    (flush mode): the state stored once, the checkpoint riding on its event's row. Per step, one
+    statement: a conditional UPDATE of a task row holding only hot fields (state, version, cursor,
+    lease, timestamps; only its primary key indexed, so the update is HOT) and the INSERT of the
+    event carrying the checkpoint (a delta of the keys the step set, or the whole state when the
+    step replaced it or every 32nd move; lz4, its sha256 sent with it); then the newest checkpoint
+    with its delta chain in one indexed query, every link hashed and parsed (orjson), merged.
+    Nothing else: no engine code, no change guard, no foreign keys, no approval probe. Above this is
+    what the engine's code and its other guarantees cost; below 1.2x here, no engine on this storage
+    reaches the target."""
+    import hashlib
+
+    import orjson
+    import psycopg
+
+    rows = []
+    with psycopg.connect(url, autocommit=True, prepare_threshold=0) as conn:
+        for statement in filter(str.strip, _TWO_ROW_TABLES.split(";")):
+            conn.execute(statement, prepare=False)
+        try:
+            for shape in shapes:
+                for kb in SIZES_KB:
+                    rows.append(_two_row_size(conn, saver, dbos, iterations, shape, kb, hashlib, orjson))
+        finally:
+            conn.execute("DROP TABLE IF EXISTS bench_floor2_event, bench_floor2_task")
+    return rows
+
+
+def _two_row_size(conn, saver, dbos, iterations, shape, kb, hashlib, orjson) -> dict:
+    state, whole = state_of(kb), shape == "whole state"
+    task_id = uuid.uuid4()
+    conn.execute("INSERT INTO bench_floor2_task VALUES (%s, %s, 'ping', 1, 'ping', 0, now())", [task_id, TENANT])
+    body = orjson.dumps({"snapshot": {"state": "ping", "version": 1, "data": state}}).decode()
+    conn.execute("INSERT INTO bench_floor2_event (task_id, version, at, actor, event, from_state, to_state, reason, "
+                 "trace_id, data, depth, body, checksum) VALUES (%s, 1, now(), 'bench', 'create', '', 'ping', '', '', "
+                 "'{}', 0, %s, %s)", [task_id, body, hashlib.sha256(body.encode()).hexdigest()])
+    conn.execute("ANALYZE bench_floor2_task", prepare=False)
+    conn.execute("ANALYZE bench_floor2_event", prepare=False)
+    version, current, depth, held = 1, "ping", 0, dict(state)
+    thread_id, parent = f"bench-{uuid.uuid4()}", None
+    times = {"floor": [], "langgraph": [], "dbos": []}
+    if dbos is not None:
+        dbos.start()
+
+    def floor_step(i):
+        nonlocal version, current, depth, held
+        changes = step_data(state, i, shape)
+        new_state = {**held, **changes}
+        started = time.perf_counter()
+        full = whole or depth + 1 >= FULL_EVERY_FLOOR
+        snapshot = {"state": NEXT_EVENT[current], "version": version + 1}
+        snapshot["data" if full else "delta"] = new_state if full else changes
+        text = orjson.dumps({"snapshot": snapshot, "cursor": NEXT_EVENT[current], "pending": [], "external_refs": [],
+                             "tenant": TENANT, "schema_version": 1}).decode()
+        moved = conn.execute(_TWO_ROW_MOVE, {"to": NEXT_EVENT[current], "from": current, "id": task_id,
+                                             "version": version, "depth": 0 if full else depth + 1, "body": text,
+                                             "checksum": hashlib.sha256(text.encode()).hexdigest()}).fetchone()
+        links = conn.execute(_TWO_ROW_READ, {"id": task_id}).fetchall()
+        assert [d for d, _b, _c in links] == list(range(len(links)))
+        assert all(hashlib.sha256(b.encode()).hexdigest() == c for _d, b, c in links)
+        contents = [orjson.loads(b) for _d, b, _c in links]
+        read = dict(contents[0]["snapshot"]["data"])
+        for content in contents[1:]:
+            read.update(content["snapshot"]["delta"])
+        elapsed = time.perf_counter() - started
+        assert moved is not None and read["n"] == i and len(read) == len(state)
+        version, current, depth, held = version + 1, NEXT_EVENT[current], 0 if full else depth + 1, read
+        return elapsed
+
+    def theirs(i):
+        nonlocal parent
+        elapsed, parent = measure_langgraph(saver, thread_id, replaced(state, i) if whole else state, i, parent, whole)
+        return elapsed
+
+    sides = [("floor", floor_step), ("langgraph", theirs)]
+    if dbos is not None:
+        sides.append(("dbos", lambda i: dbos.measure(replaced(state, i) if whole else state, i, shape)))
+    for i in range(iterations + 10):
+        for name, call in rotate(sides, i):
+            elapsed = call(i)
+            if i >= 10:
+                times[name].append(elapsed)
+    row = {"shape": shape, "size_kb": kb, **{name: summary(times[name]) for name, _ in sides}}
+    for name, _ in sides[1:]:
+        row["ratio_p50" + ("" if name == "langgraph" else "_" + name)] = round(
+            row[name]["p50_ms"] / row["floor"]["p50_ms"], 2)
+    print(f"  two-row floor {shape:>11} {kb:>4} KB  p50 {row['floor']['p50_ms']:6.2f} p95 {row['floor']['p95_ms']:6.2f}"
+          f"  |  langgraph p50 {row['langgraph']['p50_ms']:6.2f} ratio {row['ratio_p50']:.2f}x"
+          + (f"  |  dbos p50 {row['dbos']['p50_ms']:6.2f} ratio {row['ratio_p50_dbos']:.2f}x" if dbos else ""),
+          flush=True)
+    return row
+
+
+FULL_EVERY_FLOOR = 32
+
+
 def pgbench(clients: int, seconds: int) -> dict:
     params = connection.get_connection_params()
     env = dict(os.environ, PGPASSWORD=str(params.get("password") or ""))
@@ -440,6 +570,9 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--skip-pgbench", action="store_true")
     parser.add_argument("--skip-dbos", action="store_true")
+    parser.add_argument("--two-row-floor", action="store_true",
+                        help="also the floor of the two-row storage (DESIGN §4 after the decision)")
+    parser.add_argument("--no-sizes", action="store_true", help="skip the engine's side-by-side table")
     parser.add_argument("--flush-only", action="store_true", help="only the flush mode (the target's)")
     parser.add_argument("--sizes-only", action="store_true", help="only the side-by-side table, no floors or pgbench")
     parser.add_argument("--spin", nargs=2, help=argparse.SUPPRESS)
@@ -466,7 +599,7 @@ def main():
     dbos = DBOSSide(url) if not args.skip_dbos else None
     try:
         for mode, (_kind, options) in MODES.items():
-            if args.flush_only and mode != "flush":
+            if args.no_sizes or (args.flush_only and mode != "flush"):
                 continue
             with langgraph_saver(url + ("?" + options if options else "")) as saver:
                 saver.setup()
@@ -474,6 +607,9 @@ def main():
                 # DBOS commits as the server says (its own engine, no per-connection setting): flush mode only.
                 result["sizes"] += side_by_side(user, saver, args.iterations, mode, dbos if mode == "flush" else None,
                                                 SHAPES if mode == "flush" else SHAPES[:1])
+        if args.two_row_floor:
+            with langgraph_saver(url) as saver:
+                result["two_row_floor"] = two_row_floor(url, saver, dbos, args.iterations)
     finally:
         if dbos is not None:
             dbos.close()
