@@ -35,7 +35,7 @@ OUT = BENCH / "results"
 sys.path.insert(0, str(ROOT))
 
 FULL = {
-    "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10"],
+    "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10", "--two-row-floor"],
     "throughput": ["bench/workflow.py", "--requests", "1000", "--timeout", "1500"],
     "growth": ["bench/growth.py", "--scales", "1000,10000,100000"],
     "scale": ["bench/scale.py", "--tasks", "100000", "--approvals", "1000000"],
@@ -44,7 +44,7 @@ FULL = {
     "steps": ["bench/step_profile.py", "--requests", "200"],
 }
 QUICK = {
-    "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3"],
+    "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3", "--two-row-floor"],
     "throughput": ["bench/workflow.py", "--requests", "40", "--timeout", "300"],
     "growth": ["bench/growth.py", "--scales", "1000,3000"],
     "scale": ["bench/scale.py", "--tasks", "2000", "--approvals", "20000", "--renders", "3"],
