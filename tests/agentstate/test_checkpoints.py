@@ -121,6 +121,31 @@ def test_after_pruning_the_delta_chain_still_loads_the_whole_state(alice, monkey
 
 
 @pytest.mark.django_db
+def test_a_step_that_replaces_a_large_state_writes_it_whole_and_reads_back_exactly_that(alice, django_assert_num_queries):
+    # A new quote sheet or a rewritten request: every key of a large state set at once. The move
+    # writes a full checkpoint (not a delta as large as the state), and the next small step a delta on it.
+    state = big_state()
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=state)
+    version = _move(task.pk, 1, data={"n": 1}).version
+    rewritten = {"lines": [secrets.token_hex(64) for _ in range(100)], "n": 2, "sheet": "Q-2"}
+    assert len(sql.dumps(rewritten)) >= sql.FULL_FROM_CHANGES
+    version = _move(task.pk, version, data=rewritten).version
+    with django_assert_num_queries(1):
+        latest = checkpoint_latest(task, tenant="T1")
+    assert latest.snapshot["data"] == rewritten and latest.version == 3 and latest.depth == 0
+    assert [c.depth for c in _stored(task.pk)] == [0, 1, 0]
+    version = _move(task.pk, version, data={"n": 3}).version
+    latest = checkpoint_latest(task, tenant="T1")
+    assert latest.snapshot["data"] == {**rewritten, "n": 3} and latest.depth == 1 and checkpoint_is_intact(latest)
+    # Pruned back to the rewrite, the state still reads back whole, from the checkpoint and the task.
+    assert checkpoints_prune(task.pk) == 2
+    assert [(c.version, c.depth) for c in _stored(task.pk)] == [(3, 0), (4, 1)]
+    assert checkpoint_latest(task, tenant="T1").snapshot["data"] == {**rewritten, "n": 3}
+    assert Task.objects.get(pk=task.pk).data == {**rewritten, "n": 3}
+    assert TaskEvent.objects.filter(task_id=task.pk).count() == 4
+
+
+@pytest.mark.django_db
 @pytest.mark.postgres
 def test_a_move_of_a_large_state_rewrites_the_key_it_set_and_a_full_checkpoint_folds_it_back(alice, monkeypatch):
     monkeypatch.setattr(machine, "FULL_EVERY", 4)

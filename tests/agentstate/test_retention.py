@@ -68,6 +68,8 @@ def ended(alice, bob):
 def test_an_ended_task_keeps_the_newest_its_waits_and_its_effects_and_every_record_of_audit(ended):
     audit = (Receipt.objects.filter(task=ended).count(), Approval.objects.filter(task=ended).count(),
              TaskEvent.objects.filter(task=ended).count())
+    history = list(TaskEvent.objects.filter(task=ended).order_by("id").values_list(
+        "actor", "event", "from_state", "to_state", "version", "at", "reason"))
     dry = state_prune(dry_run=True, policy=POLICY)
     assert (dry.checkpoints, dry.checkpoint_tasks) == (9, 1) and len(_versions(ended)) == 15
     report = state_prune(policy=POLICY)
@@ -76,6 +78,9 @@ def test_an_ended_task_keeps_the_newest_its_waits_and_its_effects_and_every_reco
     assert _versions(ended) == [8, 11, 12, 13, 14, 15]
     assert audit == (Receipt.objects.filter(task=ended).count(), Approval.objects.filter(task=ended).count(),
                      TaskEvent.objects.filter(task=ended).count()) == (1, 1, 15)
+    # Each event still says who did what, when and why, as it did before the checkpoints went.
+    assert list(TaskEvent.objects.filter(task=ended).order_by("id").values_list(
+        "actor", "event", "from_state", "to_state", "version", "at", "reason")) == history
     assert checkpoint_latest(ended, tenant="T1").snapshot["state"] == "done"
     assert checkpoint_load(ended, tenant="T1", version=8).snapshot["state"] == "w"
     assert state_prune(policy=POLICY).checkpoints == 0  # nothing more to do
