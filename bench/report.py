@@ -152,8 +152,9 @@ def write_report(results: dict, out: Path, path: Path):
                              f"{r['ratio_p50_dbos']}×" if "ratio_p50_dbos" in r else "",
                              f"{round(r['langgraph']['p50_ms'] / 1.2 - r['floor']['p50_ms'], 2)} ms"]
                             for r in sbs["two_row_floor"]]), ""]
-        doc += [f"`fire()` alone at 1 KB (flush): p50 {sbs['fire_only_1kb']['p50_ms']} ms, "
-                f"p95 {sbs['fire_only_1kb']['p95_ms']} ms.", ""]
+        if sbs.get("fire_only_1kb"):
+            doc += [f"`fire()` alone at 1 KB (flush): p50 {sbs['fire_only_1kb']['p50_ms']} ms, "
+                    f"p95 {sbs['fire_only_1kb']['p95_ms']} ms.", ""]
         if sbs.get("floor"):
             trip, write = sbs["floor"]["round_trip"]["p50_ms"], sbs["floor"]["durable_write"]["p50_ms"]
             doc += [f"The floor on this server, on a plain psycopg connection: one round trip (`SELECT 1`) p50 {trip} "
