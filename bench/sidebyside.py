@@ -108,6 +108,14 @@ def measure_agentstate(task_id, version, i, data=None):
     return elapsed, task.version
 
 
+def _forget_bench_workflows(url: str):
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('dbos.workflow_status') IS NOT NULL").fetchone()[0]:
+            conn.execute("DELETE FROM dbos.workflow_status WHERE name LIKE '%%bench_loop%%'")
+
+
 class DBOSSide:
     """A DBOS workflow that runs one `@DBOS.step` per request, in DBOS's own thread: the step gets the
     state and returns the new one, which DBOS records as the step's output before the workflow goes
@@ -143,6 +151,7 @@ class DBOSSide:
             return steps
 
         self.loop = bench_loop
+        _forget_bench_workflows(url)  # a run stopped midway left its loop pending: launch would recover it
         DBOS.launch()
         self.handle = None
 
