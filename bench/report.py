@@ -434,9 +434,10 @@ hashed) measured 1.43-1.79× LangGraph and 3.2-5.1× DBOS in that run, both shap
 storage DESIGN §4 now allows leaves room for the target, which the present storage (task row with
 its JSON, event, checkpoint: three rows, five indexes on the task, no HOT update) does not at 1 KB
 nor in the whole-state shape at 100 KB, where the 100 KB is written twice (the task row and the
-checkpoint) and the full body is built by the server from the row. **Against DBOS the target
-(1.2×) is met at every size and shape but whole state at 100 KB; against LangGraph it is not met
-at 1 KB nor for whole states of 100 KB.** The redesign onto two rows (moving `Checkpoint` onto the
+checkpoint) and the full body is built by the server from the row. In the last run (the tables above, load average 11-15) the target is met against DBOS at every size and shape
+(1.48-4.0×), and against LangGraph at 10 and 100 KB for one key (1.30×) and at 10 KB for whole
+states (1.25×); **it is not met against LangGraph at 1 KB (1.04× one key, 1.18× whole) nor for a
+whole state of 100 KB (0.79×).** The redesign onto two rows (moving `Checkpoint` onto the
 event row, `Task.data` read from the newest checkpoint, the queues' `(tenant, state)` and the
 runnable index kept off the columns a move changes so its update can be HOT) is not built yet; the
 last blocks: the `(tenant, state)` and `(runnable, updated_at)` indexes are on columns every move
