@@ -2,7 +2,6 @@
 
 Accounts payable (the role `accounts_payable`) and admins enter invoices and see them all; a
 requester sees those of her own requests and may not enter one (403)."""
-from django.utils.translation import gettext as _
 
 from agentstate.errors import Conflict, NotFound, NotPermitted
 from agentstate.said import say

@@ -2,7 +2,6 @@
 (DESIGN §6, §16). Views, the API and Celery tasks call these and decide nothing themselves."""
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext as _
 
 from agentstate.errors import Conflict, DomainError
 from agentstate.models import Approval, Receipt, Task

@@ -9,9 +9,9 @@ director, finance) in the request's department or in all departments; never the 
 never the admin who chooses, so that two people stand behind the purchase."""
 from django.contrib.auth import get_user_model
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from agentstate.errors import DomainError, NotPermitted
+from agentstate.said import say
 
 from procurement.models import Membership
 from procurement.selectors.roles import APPROVER_ROLES
@@ -42,16 +42,14 @@ def choose(task, *, chooser, username: str, reason: str) -> dict:
     """The task data that makes the routing step's retry route to `username`, or a DomainError
     naming what was wrong (nothing written)."""
     if not may_choose(chooser):
-        raise NotPermitted(_("Only an admin may name who decides a request above every approval limit."))
+        raise NotPermitted(said=say("approver_admin_only"))
     if task.step != ROUTING_STEP:
-        message = _("This request did not stop at its approval route, so there is no approver to name: "
-                    "retry the step without one.")
-        raise DomainError(message, errors={"approver": [message]})
+        refused = say("approver_not_at_route")
+        raise DomainError(said=refused, errors={"approver": [str(refused)]})
     person = next((p for p in candidates(task, chooser=chooser) if p.get_username() == username), None)
     if person is None:
-        message = _("Choose a manager, director or finance approver for this department: not the requester, "
-                    "and not yourself.")
-        raise DomainError(message, errors={"approver": [message]})
+        refused = say("approver_not_eligible")
+        raise DomainError(said=refused, errors={"approver": [str(refused)]})
     return {"chosen_approver": {"id": person.pk, "username": person.get_username(),
                                 "chosen_by": chooser.get_username(), "reason": reason,
                                 "revision": task.data.get("revision", 1)}}

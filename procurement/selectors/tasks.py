@@ -20,8 +20,6 @@ from procurement.purchase.requests import with_request_reads
 from procurement.selectors.grants import approval_task_grants, task_grants
 from procurement.selectors.roles import deciding_memberships
 from procurement.selectors.approvals import decided_by, routed_to
-from django.utils.translation import gettext as _
-from agentstate.errors import said
 
 # Everything the task body shows, whatever the number of events, receipts or approvals.
 TASK_DETAIL = ("initiator", "purchase_request__department", "purchase_request__lines", "receipts",
@@ -55,7 +53,7 @@ def task_to_travel(user, task_id) -> Task:
 
     task = task_for(user, task_id)
     if not may_travel(user, task):
-        raise said(NotPermitted(_("Only an admin may replay, rewind or fork a request.")))
+        raise NotPermitted(said=say("travel_admin_only"))
     return task
 
 

@@ -96,8 +96,15 @@ REFUSALS = {
     "rewind_ended": _g("This request has ended; a rewind cannot move it back. Fork it to try another way."),
     "rewind_between_steps": _g("A request cannot be rewound while an order is being sent or the agent is between "
                                "steps it cannot leave; wait until it settles."),
+    "travel_admin_only": _g("Only an admin may replay, rewind or fork a request."),
     "fork_never_submitted": _g("This request was never submitted, so there is nothing to fork."),
     "fork_no_such_supplier": _g("No supplier is called “%(name)s”."),
+    # naming who decides above every limit, from the work queue (procurement.policy.last_step)
+    "approver_admin_only": _g("Only an admin may name who decides a request above every approval limit."),
+    "approver_not_at_route": _g("This request did not stop at its approval route, so there is no approver to name: "
+                                "retry the step without one."),
+    "approver_not_eligible": _g("Choose a manager, director or finance approver for this department: not the "
+                                "requester, and not yourself."),
     # supplier invoices (procurement.invoicing)
     "no_such_request": _g("No such request."),
     "no_such_invoice": _g("No such invoice."),

@@ -29,7 +29,7 @@ SAMPLES = {  # one value for each parameter a code may take
     "cap": "60000", "found": 3, "known": 2,
     # going back in time, invoices and people (procurement.words.refusals)
     "v": 9, "what": "採購單 PO-000123 已在供應商手上，這裡無法撤回。", "policy": "reassign", "choices": ["cancel"],
-    "variance": "1050",
+    "variance": "1050", "lines": [["Monitor", 2, 1, "damaged"], ["Laptop", -1, 0, "wrong_item"]],
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
 # and HTTP, and a purchase order's PO- in an example, as the zh-Hant pages write them.
