@@ -18,6 +18,7 @@ from django.utils.translation import pgettext_lazy
 
 from procurement.words.phrases import language
 from procurement.chat.normalise import cn_int
+from procurement.chat.phrasebook import either
 
 # How far back a day-and-month without a year is still taken as a day gone by (asked about),
 # rather than that day next year.
@@ -27,11 +28,18 @@ ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 EN_WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
 
-ZH_END = r"(?:\s*(?:之前|以前|前|為止|以內|內))?(?:\s*(?:就要用|要用|就要|需要用|用))?"
-EN_CUE = r"(?:(?:by|before|until|till|no later than|on|for|due)\s+(?:the\s+)?)?"
-EN_WEEKDAY = r"(?P<wd>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday|rs|s)?\.?\b"
-EN_MONTH = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-            r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?")
+# The words around a day, as tables: what ends a deadline (「前」「要用」), what opens one ("by", "before"),
+# and the names of weekdays and months as people shorten them ("Wed", "Weds", "Sept").
+ZH_BEFORE = ("之前", "以前", "前", "為止", "以內", "內")
+ZH_USE = ("就要用", "要用", "就要", "需要用", "用")
+ZH_WEEK = either("週", "周", "星期", "禮拜", "礼拜")
+ZH_END = rf"(?:\s*{either(*ZH_BEFORE)})?(?:\s*{either(*ZH_USE)})?"
+EN_CUE = rf"(?:{either('by', 'before', 'until', 'till', 'no later than', 'on', 'for', 'due')}\s+(?:the\s+)?)?"
+EN_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+EN_DAY_SHORT = ("tues", "weds", "thur", "thurs")
+EN_WEEKDAY = rf"(?P<wd>{either(*EN_DAY_NAMES, *EN_DAY_SHORT, *(d[:3] for d in EN_DAY_NAMES))})\.?\b"
+EN_MONTHS = tuple(m.lower() for m in calendar.month_name if m)
+EN_MONTH = rf"(?P<mon>{either(*EN_MONTHS, *(m[:3] for m in EN_MONTHS), 'sept')})\b\.?"
 ZH_NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十|二十[一二三四五六七八九]?|三十一?"
 N = r"(?P<n>\d{1,2}|[一二兩三四五六七八九十]|a|one|two|three|four|five|six)"
 EN_N = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -129,15 +137,15 @@ TABLE = [
      rf"{ZH_END}|\b(?:by|before|until)\s+(?P<en>yesterday)\b",
      lambda m, t: t - timedelta(days=2 if m["w"] == "前天" else 1)),
     # 這週五, 下週三, 下下週一, 下個禮拜五, 週五; 上週五 is a day gone (asked about)
-    (rf"(?P<rel>這個?|本|下下個?|下個?|上上個?|上個?)?(?:週|周|星期|禮拜|礼拜)(?P<wd>[一二三四五六日天]){ZH_END}",
+    (rf"(?P<rel>這個?|本|下下個?|下個?|上上個?|上個?)?{ZH_WEEK}(?P<wd>[一二三四五六日天]){ZH_END}",
      lambda m, t: _coming(t, ZH_WEEKDAYS[m["wd"]]) if m["rel"] is None
      else _week_day(t, _zh_weeks(m["rel"]), ZH_WEEKDAYS[m["wd"]])),
     # this Friday, next Friday, by Friday
     (rf"{EN_CUE}\b(?:(?P<rel>this|next|coming)\s+)?{EN_WEEKDAY}",
-     lambda m, t: _week_day(t, 1, EN_WEEKDAYS[m["wd"].lower()]) if (m["rel"] or "").lower() == "next"
-     else _coming(t, EN_WEEKDAYS[m["wd"].lower()])),
+     lambda m, t: _week_day(t, 1, EN_WEEKDAYS[m["wd"][:3].lower()]) if (m["rel"] or "").lower() == "next"
+     else _coming(t, EN_WEEKDAYS[m["wd"][:3].lower()])),
     # 下週, 下個禮拜, 下下週: its Monday
-    (rf"(?P<rel>下下個?|下個?)(?:週|周|星期|禮拜|礼拜){ZH_END}",
+    (rf"(?P<rel>下下個?|下個?){ZH_WEEK}{ZH_END}",
      lambda m, t: _week_day(t, _zh_weeks(m["rel"]), 0)),
     (rf"{EN_CUE}\b(?:(?P<rel>next|the following)\s+week|end of (?:the |this )?week)\b",
      lambda m, t: _week_day(t, 1, 0) if m["rel"] else _week_day(t, 0, 4)),
@@ -177,8 +185,8 @@ def need_by(text: str, base: date | None = None) -> NeedBy | None:
     return min(deadlines or found, key=lambda f: (f.start, -f.end)) if found else None
 
 
-DEADLINE_AFTER = re.compile(r"\s*(?:之前|以前|前|要到|要送到|要交|到貨)")
-DEADLINE_IN = re.compile(r"^(?:by|before|until|no later than)\b|(?:之前|以前|前)$", re.IGNORECASE)
+DEADLINE_AFTER = re.compile(rf"\s*{either('之前', '以前', '前', '要到', '要送到', '要交', '到貨')}")
+DEADLINE_IN = re.compile(rf"^{either('by', 'before', 'until', 'no later than')}\b|{either('之前', '以前', '前')}$", re.IGNORECASE)
 
 
 SAME_YEAR = pgettext_lazy("need-by date in this year (Django date format)", "D j M")

@@ -251,9 +251,9 @@ def _target(job: Job, action, *, prefer_submitted: bool = False, open_first: boo
         views = [*mine, *job.ctx.requests]
         if open_first:
             views.sort(key=lambda v: v.state in workflow.AGENT_DONE)
-        for view in views:
-            if any(match_item(line["description"], job.ctx.catalogue) == item for line in view.lines):
-                return view, ""  # read this turn, with the context
+        found = _naming(views, item, job.ctx.catalogue) or _naming(_her_drafts(job), item, job.ctx.catalogue)
+        if found is not None:
+            return found, ""
         return None, say("not_found_item", lang, item=drafts.item_name(item or action.item, lang))
     current = job.task()
     wanted = {"why": lambda v: v.decision.get("status") in ("rejected", "returned") or v.state == workflow.NEEDS_REVIEW,
@@ -279,6 +279,21 @@ def _read_this_turn(job: Job, task_id) -> TaskView | None:
     wanted = str(task_id or "")
     return next((view for view in (*job.ctx.requests, *job.ctx.candidates) if view.id == wanted), None) \
         if wanted else None
+
+
+def _naming(views, item: str, catalogue) -> TaskView | None:
+    """The first request among `views` with a line for `item`."""
+    return next((view for view in views
+                 if any(match_item(line["description"], catalogue) == item for line in view.lines)), None)
+
+
+def _her_drafts(job: Job):
+    """Her drafts are her requests too (「我的筆電那張呢」 with only a laptop draft): this conversation's
+    first, then the open ones the context read, then the rest of her drafts (read only if need be)."""
+    if job.ctx.task and job.ctx.task.state == workflow.DRAFT:
+        yield job.ctx.task
+    yield from (v for v in job.ctx.candidates if v.state == workflow.DRAFT)
+    yield from (v for v in facts.my_requests(job.user, open_only=True, drafts=True) if v.state == workflow.DRAFT)
 
 
 def _by_number(user, ref: str) -> str:
@@ -431,9 +446,10 @@ def cancel(job: Job) -> Outcome:
                     what=drafts.describe_lines(view.lines, job.lang), state=state_words(task.state, job.lang))
         return Outcome(reply=reply, did="none", outcome="confirm", task=job.task() or task, expects="confirm_cancel",
                        confirming=confirmed, about=str(task.pk))
+    discarded = task.state == workflow.DRAFT  # never submitted: the draft is thrown away, not a request cancelled
     task = services.request_cancel(task_id=task.pk, user=job.user, reason=said_code("cancelled_in_chat"))
-    return Outcome(reply=join(job.proposal.reply, say("cancelled", job.lang)), did="cancel", task=task,
-                   about=str(task.pk))
+    return Outcome(reply=join(job.proposal.reply, say("draft_discarded" if discarded else "cancelled", job.lang)),
+                   did="cancel", task=task, about=str(task.pk))
 
 
 def propose_memory(job: Job) -> Outcome:

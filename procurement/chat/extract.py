@@ -12,6 +12,7 @@ from decimal import Decimal
 from procurement.chat import dates, lexicon, vocabulary
 from procurement.chat.vocabulary import item_words, match_item
 from procurement.chat.normalise import cn_int
+from procurement.chat.phrasebook import Phrases
 
 EN_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -43,8 +44,8 @@ CHANGE = re.compile(rf"\b(?:change|set|make|update|increase|reduce|decrease|up)\
 # 「螢幕多加一台」「再加兩張椅子」"two more monitors": added to what the line has (加到 and 增加到 set it).
 MORE = re.compile(rf"(?:多加|再加|再多|加(?!到|為))\s*(?P<n>{NUMBER})\s*{UNIT}|"
                   rf"\b(?P<n2>{NUMBER}|one|two|three)\s+more\b", re.IGNORECASE)
-REMOVE = re.compile(r"\b(remove|drop|delete|no more|without|scrap|ditch)\b|(?<!要)不要|刪掉|刪除|拿掉|去掉",
-                    re.IGNORECASE)  # 「要不要順便加…」 asks; it removes nothing
+REMOVE = Phrases(en=("remove", "drop", "delete", "no more", "without", "scrap", "ditch"), zh=("刪掉", "刪除", "拿掉", "去掉"),
+                 patterns=(r"(?<!要)不要",))  # 「要不要順便加…」 asks; it removes nothing
 # "no laptop, just the dock", "not the chair": a clause that opens by saying no to what it names.
 NEGATED = re.compile(r"^\s*(?:no|not(?:\s+(?:the|a|any))?)\s+(?!(?:thanks?|problem|need|rush|hurry|more)\b)\w|"
                      r"不用了|不需要了|不用買|不需要買|不買", re.IGNORECASE)
@@ -69,19 +70,22 @@ SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|�
 DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電開掃]))|\ba dozen\b|\bdozen\b)",
                    re.IGNORECASE)
 # A stated purpose, anywhere in the message: 「新人報到，要兩台螢幕」, 「實驗室要三台」.
-PURPOSE = re.compile(r"報到|研發|中心|啟用|展場|展覽|展會|新人|新進|新同仁|實習|實驗室|會議室|專案|測試|開發|展示|活動|汰換|更換|替換|壞了|故障|訓練|"
-                     r"上課|教室|辦公室|出差|遠端|在家|\b(?:interns?|new hires?|onboarding|lab|project|testing|"
-                     r"replacement|broken|training|demo|meeting room|classroom|office)\b", re.IGNORECASE)
+PURPOSE = Phrases(
+    en=("intern", "interns", "new hire", "new hires", "onboarding", "lab", "project", "testing", "replacement", "replace",
+        "replacing", "broken", "training", "demo", "meeting room", "classroom", "office"),
+    zh=("報到", "研發", "中心", "啟用", "展場", "展覽", "展會", "新人", "新進", "新同仁", "實習", "實驗室", "會議室", "專案", "測試",
+        "開發", "展示", "活動", "汰換", "更換", "替換", "壞了", "故障", "訓練", "上課", "教室", "辦公室", "出差", "遠端", "在家"))
 # 「有2個新人報到」: a count of people belongs to the purpose, not to a line.
 PEOPLE_COUNT = re.compile(r"\d+\s*(?:個|位|名)?\s*(?=新人|新同|新進|人|同事|同仁|員工|實習生|位)")
 USED_FOR = re.compile(r"(?:要|會|需要)用(?:到|的)?$")
 PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
 # Why, said in the same breath as the item: 「我的椅子壞了」, "my chair is broken", "for a new hire".
 REASONS = {
-    "broken": re.compile(r"壞了|壞掉|故障|不能用|不能坐|沒辦法用|無法使用|損壞|\b(?:broken|broke|not working|"
-                         r"stopped working|doesn't work|does not work|died)\b", re.IGNORECASE),
-    "new_hire": re.compile(r"新人|新進|新同仁|新同事|報到|\b(?:new (?:hires?|colleagues?|employees?|starters?|joiners?)|"
-                           r"onboarding)\b", re.IGNORECASE),
+    "broken": Phrases(en=("broken", "broke", "not working", "stopped working", "doesn't work", "does not work", "died"),
+                      zh=("壞了", "壞掉", "故障", "不能用", "不能坐", "沒辦法用", "無法使用", "損壞")),
+    "new_hire": Phrases(en=("new hire", "new hires", "new colleague", "new colleagues", "new employee", "new employees",
+                            "new starter", "new starters", "new joiner", "new joiners", "onboarding"),
+                        zh=("新人", "新進", "新同仁", "新同事", "報到")),
 }
 # Her own thing, broken: a reason to replace it, not a purpose to quote ("for: mine is broken").
 HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old one|the current one|our (?:old )?one|"
@@ -166,7 +170,9 @@ def _quantity(clause: str, start: int, end: int) -> int | None:
 
 
 # 「椅子壞了，需要兩張」: a count and its measure word alone, the count of the one item named.
-BARE_COUNT = re.compile(rf"^\s*(?:我們?)?(?:還)?(?:需要|要|買)?\s*(?P<n>{NUMBER})\s*{UNIT}\s*$")
+# 「擴充座壞了，需要一個新的」: 「一個新的」 is one of the item named before it.
+SAME_ONE = r"(?:新的|全新的|一樣的|同樣的|同款的?)"
+BARE_COUNT = re.compile(rf"^\s*(?:我們?)?(?:還)?(?:需要|要|買)?\s*(?P<n>{NUMBER})\s*{UNIT}\s*{SAME_ONE}?\s*$")
 
 
 def _lines(text: str, catalogue) -> tuple[list, str]:
@@ -195,7 +201,8 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
 
 # "a dock for my laptop", 「接我的筆電」: an item she already has, named beside the one she asks for.
 POSSESSIVE = re.compile(r"(?:\b(?:my|our)\s+(?:own\s+|current\s+|old\s+)?|我的|我們的|我現在的)$", re.IGNORECASE)
-PRONOUN = re.compile(r"^(?:it|them|one|these|those|this|that|a new one|new ones?)$", re.IGNORECASE)
+PRONOUN = re.compile(rf"^(?:it|them|one|these|those|this|that|a new one|new ones?|{SAME_ONE}|它|這個|那個)$",
+                     re.IGNORECASE)
 
 
 def _removes(clause: str) -> bool:
@@ -204,8 +211,8 @@ def _removes(clause: str) -> bool:
 
 # An item and nothing more: "the dock" in "remove the laptop and the dock"; not 「只要擴充座就好」.
 ITEM_ONLY = re.compile(r"^\s*(?:(?:the|a|an|that|those)\s+)?[a-z][a-z -]*$|^\s*[\u4e00-\u9fff]{1,8}$")
-BUT = re.compile(r"\b(?:just|only|but|instead|keep|add|get|buy|order|need|want|plus)\b|只|就好|留|換成|改|加|買|要",
-                 re.IGNORECASE)
+BUT = Phrases(en=("just", "only", "but", "instead", "keep", "add", "get", "buy", "order", "need", "want", "plus"),
+              zh=("只", "就好", "留", "換成", "改", "加", "買", "要"))
 
 
 def _removals(clauses: list[str]) -> list[bool]:
@@ -245,9 +252,12 @@ def prepared(text: str) -> str:
     return _dozens(SPEC.sub(" ", lexicon.traditional(text)))
 
 
-TAX_INCLUDED = re.compile(r"含稅|含税|(?:incl(?:uding|\.)?|with)\s+tax|tax[- ]inclusive|after tax|gross", re.IGNORECASE)
-TAX_EXCLUDED = re.compile(r"未稅|未税|不含稅|稅前|(?:excl(?:uding|\.)?|without|before)\s+tax|pre-?tax|net|untaxed|"
-                          r"tax[- ]exclusive|\+\s*tax|plus tax", re.IGNORECASE)
+TAX_INCLUDED = Phrases(en=("including tax", "incl tax", "incl. tax", "with tax", "tax inclusive", "tax-inclusive",
+                           "after tax", "gross"),
+                       zh=("含稅", "含税"))
+TAX_EXCLUDED = Phrases(en=("excluding tax", "excl tax", "excl. tax", "without tax", "before tax", "pretax", "pre-tax", "net",
+                           "untaxed", "tax exclusive", "tax-exclusive", "plus tax"),
+                       zh=("未稅", "未税", "不含稅", "稅前", "+tax", "+ tax"))
 
 
 def tax_basis(text: str) -> str:
@@ -363,7 +373,9 @@ _NOT_A_WORD_WITH_USE = r"(?<![使應運專公享啟試借費信])"
 
 
 def _purpose_words(text: str) -> str:
-    text = re.sub(rf"^(?:我們|我|請|幫我|這是|有)+|(?<=..){_NOT_A_WORD_WITH_USE}(?:用的|用|的)$", "", text.strip())
+    """Her words for the purpose, uncut: only the padding around them goes (「我們」 before, the 用 of
+    「展場用」 after); 「替換舊的」 keeps its 的."""
+    text = re.sub(rf"^(?:我們|我|請|幫我|這是|有)+|(?<=..){_NOT_A_WORD_WITH_USE}(?:用的|用)$", "", text.strip())
     text = re.sub(r"^(?:we need|i need|need)\b\s*", "", text, flags=re.IGNORECASE)
     return text.strip(" ,.，。")[:500]
 

@@ -6,6 +6,9 @@
 - Chinese numerals as digits: 「一萬零一台」 10001台, 「兩張」 2張, 「廿個」 20個, 「一打」 12個,
   「半打」 6個, 「三千五」 3500; a sum in 萬 keeps its scale (「三萬」 3萬) so money still reads as money;
   a lone 一 that is no count (一下, 一起, 第一) stays a word;
+- English number words as digits: "ten thousand and one" 10001, "twenty-five" 25, "a hundred"
+  100, "a dozen" 12, "half a dozen" 6, "two dozen" 24; a lone "one" ("a new one", "the laptop one")
+  stays a word, as a lone 一 does;
 - items counted one after the other with no separator (「要1台筆電1個螢幕1個鍵盤」) get one.
 
 Everything after this (extract, lexicon, questions, the brains) reads the plain form; the
@@ -37,8 +40,26 @@ FOR_WHOM = re.compile(r"[給用為讓，,。；;]|\s")
 LEAD_VERB = re.compile(r"^\s*(?:我們?|請|麻煩|幫我|另外|還)*(?:想|還)?(?:要|需要|買|想買|想要|要買|請購|採購|訂)*\s*$")
 
 
+# English number words, as a table: a run of them (joined by spaces, hyphens, and an "and" after a
+# hundred or a thousand) is one number.
+EN_UNITS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+EN_UNITS |= {word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6}
+EN_DOZENS = {"half a dozen": 6, "a dozen": 12, "dozen": 12}
+_EN_WORDS = "|".join(sorted([*EN_UNITS, *EN_SCALES], key=len, reverse=True))
+EN_RUN = re.compile(rf"\b(?:an?\s+(?=hundred|thousand|million))?(?:{_EN_WORDS})"
+                    rf"(?:(?:[\s-]+|(?:(?<=hundred)|(?<=thousand)|(?<=million))\s+and\s+)(?:{_EN_WORDS}))*\b", re.IGNORECASE)
+EN_DOZEN = re.compile(rf"\b(?:(?P<n>\d+)\s+dozens?|{'|'.join(EN_DOZENS)})\b(?:\s+of\b)?", re.IGNORECASE)
+
+
 def normalise(text: str) -> str:
     text = traditional(text.translate(FULL_WIDTH))
+    text = EN_RUN.sub(_english_number, text)
+    text = EN_DOZEN.sub(lambda m: str(12 * int(m.group("n")) if m.group("n") else EN_DOZENS[m.group(0).lower()
+                                                                                            .removesuffix(" of").strip()]),
+                        text)
     text = NUMERAL.sub(_numeral, text)
     text = DOZEN.sub(lambda m: "6個" if m.group(0) == "半打" else f"{12 * int(m.group('n') or 1)}個", text)
     return separated(text)
@@ -75,6 +96,32 @@ def _numeral(match: re.Match) -> str:
         return token
     value = cn_int(token)
     return token if value is None else str(value)
+
+
+def en_int(words: str) -> int | None:
+    """"ten thousand and one" -> 10001, "a hundred" -> 100, "twenty-five" -> 25; None if not a number."""
+    total = current = 0
+    tokens = [t for t in re.split(r"[\s-]+", words.lower()) if t and t != "and"]
+    if tokens and tokens[0] in ("a", "an"):
+        tokens[0] = "one"
+    for token in tokens:
+        if token in EN_UNITS:
+            current += EN_UNITS[token]
+        elif token == "hundred":
+            current = (current or 1) * 100
+        elif token in EN_SCALES:
+            total, current = total + (current or 1) * EN_SCALES[token], 0
+        else:
+            return None
+    return total + current if tokens else None
+
+
+def _english_number(match: re.Match) -> str:
+    said = match.group(0)
+    if said.lower() == "one":
+        return said  # "a new one", "that one", "the laptop one": a word, not a count
+    value = en_int(said)
+    return said if value is None else str(value)
 
 
 def separated(text: str) -> str:

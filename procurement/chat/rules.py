@@ -11,6 +11,7 @@ from procurement import workflow
 from procurement.infra.limits import MAX_QUANTITY
 from procurement.chat.vocabulary import match_item
 from procurement.chat import dates, lexicon
+from procurement.chat.phrasebook import Phrases
 from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
 from procurement.chat.arrivals import ArrivalHandlers
@@ -24,8 +25,8 @@ from procurement.chat.status import name_of, one_line, open_question, state_word
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "第一": 1, "第二": 2, "第三": 3,
             "第四": 4, "第五": 5}
-CHANGE_VERB = re.compile(r"\b(add|also|change|instead|replace|make it|more|just|only)\b|加|改|再|換|另外|只要|減",
-                         re.IGNORECASE)
+CHANGE_VERB = Phrases(en=("add", "also", "change", "instead", "replace", "make it", "more", "just", "only"),
+                      zh=("加", "改", "再", "換", "另外", "只要", "減"))
 TAX_ANSWERS = {"incl": "included", "included": "included", "inclusive": "included", "with": "included",
                "with tax": "included", "含": "included", "含稅": "included", "excl": "excluded", "excluded": "excluded",
                "exclusive": "excluded", "without": "excluded", "before tax": "excluded", "未": "excluded",
@@ -35,7 +36,7 @@ NAMED_CANCEL = re.compile(
     # 「幫我把椅子那張撤掉」: the request first, then the verb; its 那張/那筆 tells it from an item (「螢幕不要了」)
     r"^\s*(?:請|麻煩)?(?:幫我)?把?\s*(?P<zh2>.+?(?:那張|那筆|的單子?|的申請))\s*(?:撤掉|撤銷|撤回|取消掉?|不要了)"
     r"\s*(?:吧|了|好了)?\s*[。！!]?$", re.IGNORECASE)
-JUSTIFY_WORD = re.compile(r"\b(justification|reason|purpose|because)\b|用途|因為|理由", re.IGNORECASE)
+JUSTIFY_WORD = Phrases(en=("justification", "reason", "purpose", "because"), zh=("用途", "因為", "理由"))
 
 
 class RuleBrain(ArrivalHandlers):

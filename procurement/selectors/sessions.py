@@ -4,11 +4,15 @@ from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
 from agentstate.models import Session
 
+from procurement import workflow
+
 
 def sessions_of(user):
-    """The caller's own open conversations, most recent first."""
-    return (Session.objects.filter(owner=user, locked=False).select_related("task__purchase_request")
-            .prefetch_related("task__purchase_request__lines"))
+    """The caller's own open conversations, most recent first; one whose request was a draft she
+    discarded is gone with it (as the draft is from her requests)."""
+    return (Session.objects.filter(owner=user, locked=False)
+            .exclude(task__state__in=workflow.TERMINAL, task__purchase_request__isnull=True)
+            .select_related("task__purchase_request").prefetch_related("task__purchase_request__lines"))
 
 
 def session_for(user, session_id) -> Session:

@@ -27,6 +27,7 @@ PHRASES = {
     "confirm_cancel": _("Cancel your request {number} ({what}, now {state})? Anything already set up in the ERP "
                         "will be cancelled too. Reply yes to cancel."),
     "cancelled": _("Your request is cancelled."),
+    "draft_discarded": _("Your draft is discarded; nothing was submitted, and it is gone from your lists."),
     "submitted": _("Submitted. Your request is received and queued; the agent now compares quotes and checks "
                    "budget and policy. Ask me for the status at any time."),
     "amended": _("Changed to {what}. Your request is now at revision {revision}; the agent re-checks quotes, "

@@ -18,6 +18,8 @@ A transcript:
         lines: [{line: 0, accepted: 2}]
       - invoice: r1           # a supplier invoice for the whole PO, entered by carol
         number: AB12345678
+      - draft: d1             # a draft she left in a conversation of its own, by saying this there
+        say: 我要一台筆電給新人
     turns:
       - say: 我上一張單子現在怎樣了？
         intent: status        # what the turn is for, for accuracy per intent
@@ -41,7 +43,7 @@ from unittest import mock
 import yaml
 
 from agentstate.errors import DomainError
-from agentstate.models import Approval, Task
+from agentstate.models import Approval, Session, Task
 from procurement.purchase import services
 from procurement.chat import facts
 from procurement.chat.runtime import chat_turn
@@ -84,6 +86,11 @@ def set_up(spec: list, people: dict) -> dict:
         elif "invoice" in item:  # a supplier invoice for the whole PO, entered by accounts payable
             invoice_enter(user=people[item.get("by", "carol")], task_id=named[item["invoice"]],
                           fields=invoice_fields(Task.objects.get(pk=named[item["invoice"]]), item["number"]))
+        elif "draft" in item:  # started in another conversation and left there, never submitted
+            user = people[item.get("user", "alice")]
+            result = chat_turn(session=Session.objects.create(owner=user), user=user, text=item["say"])
+            assert result.task is not None and result.task.state == "draft", result.reply
+            named[item["draft"]] = result.task.pk
         elif "cancel" in item:
             task = Task.objects.get(pk=named[item["cancel"]])
             services.request_cancel(task_id=task.pk, user=task.initiator)

@@ -60,7 +60,7 @@ def test_a_recorded_tool_call_updates_the_draft_and_the_runtime_asks_to_confirm(
     assert result.turn.data["memory_used"] == [{"id": 5, "version": 3}]
     body = model.requests[0]
     assert body["model"] == "test-model" and body["messages"][-1] == {"role": "user",
-                                                                     "content": "two laptops for QA please"}
+                                                                     "content": "2 laptops for QA please"}  # made plain on entry
     assert '"id": "5"' in body["messages"][1]["content"] and "Prefers 14-inch laptops" in body["messages"][1]["content"]
 
 

@@ -44,7 +44,7 @@ def test_a_whole_conversation_draft_confirm_status_through_the_model(demo, erp, 
     assert model.tools(2) == ["amend", "cancel", "status", "propose_memory"]
     assert number in third.reply and "delivered" not in third.reply  # written from State
     assert model.requests[0]["model"] == "stub-model" and model.requests[0]["messages"][-1]["content"] == \
-        "two laptops for QA please"
+        "2 laptops for QA please"  # the message as made plain on entry (normalise.py): "two" is 2
     no_forbidden_tool_was_offered(model)
 
 

@@ -22,3 +22,20 @@ def test_a_draft_is_discarded_by_its_button_and_leaves_her_lists(demo, erp, eage
     assert client.post(reverse("task-cancel", args=[draft.pk])).status_code in (200, 302)
     assert Task.objects.get(pk=draft.pk).state == "cancelled"
     assert link not in client.get(reverse("my-requests")).content.decode()
+
+
+def test_a_draft_discarded_in_chat_is_said_discarded_and_leaves_her_conversations(demo, erp, eager):
+    alice = demo["alice"]
+    session = Session.objects.create(owner=alice)
+    kept = Session.objects.create(owner=alice)
+    chat_turn(session=kept, user=alice, text="2 monitors please")
+    draft = chat_turn(session=session, user=alice, text="我要一台筆電給新人").task
+    reply = chat_turn(session=session, user=alice, text="這張不要了").reply
+    assert "捨棄" in reply and "已取消" not in reply
+    assert Task.objects.get(pk=draft.pk).state == "cancelled"
+    client = Client()
+    client.force_login(alice)
+    conversations = client.get(reverse("chat-sessions"), headers={"accept-language": "zh-hant"}).content.decode()
+    assert reverse("chat-page", args=[session.pk]) not in conversations
+    assert reverse("chat-page", args=[kept.pk]) in conversations  # her other draft's conversation stays
+    assert reverse("task-page", args=[draft.pk]) not in client.get(reverse("my-requests")).content.decode()
