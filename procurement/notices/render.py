@@ -11,6 +11,7 @@ from django.utils import translation
 from agentstate.models import Task
 
 from procurement.words.labels import department_label_lazy, items_summary_lazy
+from procurement.words.money import squeeze
 from procurement.models import Department
 from procurement.words.people import person_label
 from procurement.purchase.requests import request_now
@@ -50,7 +51,7 @@ def notice_render(kind: str, language: str, context: dict) -> Rendered:
     with translation.override(language):
         rendered = render_to_string(f"notices/{kind}.txt", context)
     lines = [line.rstrip() for line in rendered.strip().splitlines()]
-    subject = " ".join(lines[0].split())[:SUBJECT_CHARS]
+    subject = squeeze(lines[0])[:SUBJECT_CHARS]
     body = "\n".join(lines[1:]).strip()
     while "\n\n\n" in body:
         body = body.replace("\n\n\n", "\n\n")

@@ -1,5 +1,6 @@
 """Money and time as people here read them (procurement.words.money): NT$, large sums also in 萬 in Chinese."""
 from django import template
+from django.utils.html import format_html
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -8,10 +9,13 @@ from procurement.words import money
 register = template.Library()
 
 
-@register.filter
-def ntd(value) -> str:
-    """NT$73,500; from 100,000 up, in Chinese, also in 萬: 「NT$1,234,500（123.45 萬）」."""
-    return money.ntd(value)
+@register.filter(needs_autoescape=True)
+def ntd(value, autoescape=True) -> str:
+    """NT$73,500; from 100,000 up, in Chinese, also in 萬: 「NT$1,234,500（123.45 萬）」. On a page
+    (autoescape on) in a nowrap span, so a sentence never breaks inside the amount; in mail and
+    notices (autoescape off) as plain text, kept whole by its no-break characters."""
+    text = money.ntd(value)
+    return format_html('<span class="money">{}</span>', text) if autoescape else text
 
 
 @register.filter

@@ -15,6 +15,7 @@ from agentstate.said import QUOTED, Said, of_event, quote, say, use_renderer  # 
 from procurement.words import catalogue, labels, params
 from procurement.words.agent import AGENT
 from procurement.words.erp import error_words  # noqa: F401
+from procurement.words.money import squeeze
 from procurement.words.refusals import GENERIC, REFUSALS
 
 CODES = {**catalogue.codes(), **AGENT, **REFUSALS}
@@ -31,7 +32,7 @@ def render(said: Said, language: str | None = None) -> str:
     if words is None:
         return said.code
     shown = params.shown(words.kinds, said.params)
-    return " ".join((str(words.template) % shown).split())
+    return squeeze(str(words.template) % shown)
 
 
 def log_line(said: Said) -> str:
@@ -43,7 +44,7 @@ def log_line(said: Said) -> str:
     raw = {name: kind for name, kind in words.kinds.items() if kind not in params.RAW_IN_LOGS}
     with translation.override("en"):
         template = str(words.template)
-        text = " ".join((template % params.shown(raw, said.params, plain=True)).split())
+        text = squeeze(template % params.shown(raw, said.params, plain=True))
     left_out = [f"{name}: {value}" for name, value in said.params.items()
                 if f"%({name})" not in template and value not in (None, "", ())]
     return "; ".join([text, *left_out])
@@ -80,7 +81,7 @@ def erp_error(text) -> str:
 def said_or_text(value) -> str:
     """What is stored as a Said (its JSON), in words; a plain string (a person's words) as written."""
     said = Said.of(value)
-    return render(said) if said is not None else " ".join(str(value or "").split())
+    return render(said) if said is not None else squeeze(value or "")
 
 
 def coded_refusal(exc: DomainError) -> str | None:

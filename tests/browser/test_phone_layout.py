@@ -129,3 +129,37 @@ def test_her_conversation_list_fits_a_phone_with_each_badge_on_one_line(demo, er
         alice.screenshot(path=str(ARTIFACTS / f"conversations-{lang}-390.png"), full_page=True)
         for text, rects, height, line in badges:
             assert rects == 1 and (not line or height < 1.6 * line), f"{text!r} wraps inside its badge ({height:.0f} px)"
+
+
+# Each amount in the page's text whose letters lie on more than one line: 「NT$513,030（51.3 萬）」 must
+# not end a line at 「（」 or before 「萬」, in a table or inside a sentence.
+BROKEN_AMOUNTS = r"""() => { const broken = [];
+  const amount = /-?NT\$[\d,.]+(?:\u2060?（-?[\d,.]+[ \u00a0]萬）)?/g;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const found of node.data.matchAll(amount)) {
+      const range = document.createRange();
+      range.setStart(node, found.index);
+      range.setEnd(node, found.index + found[0].length);
+      const lines = new Set([...range.getClientRects()].filter(box => box.width > 0).map(box => Math.round(box.top)));
+      if (lines.size > 1) broken.push(found[0]);
+    } }
+  return broken; }"""
+
+
+def test_in_traditional_chinese_no_amount_breaks_across_lines_on_a_phone(demo, erp, eager, signed_in, live_server):
+    """Sums in 萬 inside sentences (the reason it came to bob, the budget after it, the chain's rule)
+    and in the tables stay on one line at 390 px (issue 27, 13)."""
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="新進工程師的筆電",
+                                   lines=[{"description": "Laptop", "quantity": 14}])
+    approval = Approval.objects.get(task=task, status="pending")
+    bob = signed_in("bob", viewport=PHONE)
+    bob.select_option("#lang", "zh-hant")
+    expect(bob.get_by_role("heading", name="等待您簽核的項目")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, url in (("inbox", "/approvals/"), ("approval", f"/approvals/{approval.pk}/"),
+                      ("request", f"/tasks/{task.pk}/")):
+        bob.goto(f"{live_server.url}{url}")
+        assert "萬" in bob.inner_text("main"), name
+        bob.screenshot(path=str(ARTIFACTS / f"amounts-{name}-zh-390.png"), full_page=True)
+        assert bob.evaluate(BROKEN_AMOUNTS) == [], name

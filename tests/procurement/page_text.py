@@ -41,9 +41,14 @@ class _Visible(HTMLParser):
             self.parts.append(data.strip())
 
 
+# The nowrap span the `ntd` filter puts around an amount is no boundary a reader sees: 「總計
+# NT$13,020（含稅）」 reads without a space before the parenthesis.
+MONEY_SPAN = re.compile(r'<span class="money">(.*?)</span>', re.S)
+
+
 def visible_text(html: str) -> str:
     parser = _Visible()
-    parser.feed(html)
+    parser.feed(MONEY_SPAN.sub(r"\1", html))
     parser.close()
     return " ".join(parser.parts)
 

@@ -102,7 +102,7 @@ def bulk_delete(client, rules, confirm):
             "Nothing was deleted and the approval policy is unchanged."]),
     ("zh-hant", ["刪除「ENG: manager then director, over NT$100,000」遭拒",
                  "規則「ENG: manager, up to NT$100,000」與「ENG: manager, director, finance, over NT$1,000,000」之間留有空缺",
-                 "適用。超過 NT$100,000（10 萬）、至 NT$1,000,000（100 萬） 的金額將不符合任何規則",
+                 "適用。超過 NT$100,000\u2060（10\u00a0萬）、至 NT$1,000,000\u2060（100\u00a0萬） 的金額將不符合任何規則",
                  "沒有刪除任何規則，核准政策維持不變。"])])
 def test_deleting_a_middle_rung_is_refused_before_and_after_the_click_and_nothing_moves(demo, language, words):
     rule, before = eng_rule("middle"), ApprovalPolicy.objects.count()
@@ -121,7 +121,7 @@ def test_deleting_a_middle_rung_is_refused_before_and_after_the_click_and_nothin
     ("en", ["Rule “ENG: manager then director, over NT$100,000” leaves a gap: amounts from NT$0 up to where it "
             "starts match no rule.", "Amounts up to NT$100,000 would match no rule"]),
     ("zh-hant", ["規則「ENG: manager then director, over NT$100,000」留有空缺：從 NT$0",
-                 "適用。不超過 NT$100,000（10 萬） 的金額將不符合任何規則"])])
+                 "適用。不超過 NT$100,000\u2060（10\u00a0萬） 的金額將不符合任何規則"])])
 def test_a_bulk_delete_that_leaves_a_gap_is_refused_and_nothing_moves(demo, language, words):
     rules, before = [eng_rule("bottom"), eng_rule("top")], ApprovalPolicy.objects.count()
     client = admin_client(demo, language)
@@ -159,8 +159,8 @@ def test_deleting_a_rule_alone_in_its_ladder_goes_through_and_publishes_a_versio
     ("en", "With this deletion, “ENG: manager then director, over NT$100,000” is the top of its ladder and stops at "
            "NT$1,000,000: new requests above NT$1,000,000 match no rule of that ladder and go to "
            "review"),
-    ("zh-hant", "刪除後，「ENG: manager then director, over NT$100,000」成為其階梯的最高一級，上限為 NT$1,000,000（100 萬）："
-                "超過 NT$1,000,000（100 萬） 的新申請不符合這組階梯的任何規則，將轉為等待人工檢查")])
+    ("zh-hant", "刪除後，「ENG: manager then director, over NT$100,000」成為其階梯的最高一級，上限為 NT$1,000,000\u2060（100\u00a0萬）："
+                "超過 NT$1,000,000\u2060（100\u00a0萬） 的新申請不符合這組階梯的任何規則，將轉為等待人工檢查")])
 def test_deleting_the_top_rung_goes_through_warning_what_happens_above_the_new_top(demo, language, words):
     rule, before = eng_rule("top"), ApprovalPolicy.objects.count()
     client = admin_client(demo, language)

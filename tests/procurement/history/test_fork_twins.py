@@ -51,7 +51,8 @@ def test_the_forks_first_event_names_carol_who_forked_it(twins):
 def test_each_approval_page_names_and_links_the_other(demo, twins):
     original, fork = twins
     zh = page(demo["bob"], f"/approvals/{pending(original).pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant")
-    assert f"相同品項也在 {number(fork)}" in zh and "兩筆都核准就會買兩次" in zh
+    assert f"相同品項也在 {number(fork)} （等待核准）" in zh and "兩筆都核准就會買兩次" in zh
+    assert "(等待核准)" not in zh  # its state in Chinese parentheses
     assert "另一筆相同品項的申請尚未結束" in zh
     en = page(demo["bob"], f"/approvals/{pending(fork).pk}/", HTTP_ACCEPT_LANGUAGE="en")
     assert f"The same goods, also in {number(original)}" in en and "approving both buys them twice" in en

@@ -257,13 +257,14 @@ def test_the_page_says_the_purpose_the_requesters_cap_and_why_it_came_here(demo,
     approval = Approval.objects.get(task=task, status="pending")
     body = page_for(demo["bob"], approval).content.decode()
     for words in (task.purchase_request.number, "new hires in March", "NT$80,000",
-                  "within the Engineering manager's limit of NT$100,000",
-                  "Routed to: Bob Wang, Frank Chang", 'href="#quotes"', 'id="quotes"',
+                  # the amount in a nowrap span, even inside a sentence
+                  "within the Engineering manager's limit of <span class=\"money\">NT$100,000</span>",
+                  "Routed to: Bob Wang or Frank Chang", 'href="#quotes"', 'id="quotes"',
                   reverse("task-page", args=[task.pk])):
         assert words in body, words
     zh = page_for(demo["bob"], approval, "zh-hant").content.decode()
     assert "用途" in zh and "申請人自訂的預算上限" in zh and "因此由部門主管簽核" in zh
-    assert "送交：Bob Wang、Frank Chang（任一位簽核即可）" in zh  # names, joined as Chinese lists them
+    assert "送交：Bob Wang 或 Frank Chang（任一位簽核即可）" in zh  # named as every page names waiting approvers
 
 
 def test_above_the_managers_limit_the_page_shows_the_chain_manager_then_director(demo, erp, eager):
@@ -337,7 +338,7 @@ def test_an_approval_opened_before_limits_were_frozen_reads_todays_limit(approva
     rule = {k: v for k, v in approval.rule.items() if k not in ("manager_limit", "director_limit")}
     Approval.objects.filter(pk=approval.pk).update(rule=rule)
     body = page_for(demo["bob"], approval).content.decode()
-    assert "within the Engineering manager's limit of NT$100,000" in body
+    assert "within the Engineering manager's limit of <span class=\"money\">NT$100,000</span>" in body
     inbox = client_for(demo["bob"]).get(reverse("approval-inbox")).content.decode()
     assert "up to NT$100,000: department manager" in inbox
 

@@ -44,8 +44,8 @@ def test_nav_shows_approvals_only_to_deciders(demo):
 
 
 @pytest.mark.parametrize("amount,text", [
-    ("73500.00", "NT$73,500"), (Decimal("1234567.49"), "NT$1,234,567.49（123.46 萬）"),
-    ("700000", "NT$700,000（70 萬）"), (None, "—"),
+    ("73500.00", "NT$73,500"), (Decimal("1234567.49"), "NT$1,234,567.49\u2060（123.46\u00a0萬）"),
+    ("700000", "NT$700,000\u2060（70\u00a0萬）"), (None, "—"),
 ])
 def test_money_reads_as_ntd_whole_dollars_without_zero_cents_and_large_sums_in_wan(amount, text):
     with translation.override("zh-hant"):

@@ -68,12 +68,12 @@ def test_the_reason_and_the_headings_read_in_traditional_chinese(demo, erp, eage
     big = submit(demo, item="Laptop", quantity=4)  # above bob's NT$100,000: bob, then the director
     body = client_for(demo["bob"], "zh-hant").get(INBOX).content.decode()
     assert reverse("approval-page", args=[big.pk]) in body
-    assert "超過 NT$100,000（10 萬），NT$1,000,000（100 萬） 以內：部門主管 → 處長" in body and "用途" in body and "含稅" in body
+    assert "超過 NT$100,000\u2060（10\u00a0萬），NT$1,000,000\u2060（100\u00a0萬） 以內：部門主管 → 處長" in body and "用途" in body and "含稅" in body
 
 
 @pytest.mark.parametrize("language, words", [
     ("en", "over NT$1,000,000, up to NT$5,000,000: department manager → director → finance"),
-    ("zh-hant", "超過 NT$1,000,000（100 萬），NT$5,000,000（500 萬） 以內：部門主管 → 處長 → 財務")])
+    ("zh-hant", "超過 NT$1,000,000\u2060（100\u00a0萬），NT$5,000,000\u2060（500\u00a0萬） 以內：部門主管 → 處長 → 財務")])
 def test_a_three_step_request_gives_its_own_rules_threshold_not_the_managers_limit(demo, erp, eager, language, words):
     submit(demo, item="Laptop", quantity=109)  # NT$3,994,305: the over-NT$1,000,000 rule
     body = client_for(demo["bob"], language).get(INBOX).content.decode()

@@ -21,7 +21,7 @@ def test_above_every_limit_the_page_says_so_in_both_languages(demo, erp, eager):
     task = submit(erin, 200)
     assert task.state == "needs_review"
     zh = page(erin, f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hant")
-    assert "這筆請購需要人工檢查：NT$7,329,000（732.9 萬） 超過營運部所有核准上限。" in zh
+    assert "這筆請購需要人工檢查：NT$7,329,000\u2060（732.9\u00a0萬） 超過營運部所有核准上限。" in zh
     assert "結果未知" not in zh and "OPS" not in zh.split("時間軸")[0]
     en = page(erin, f"/tasks/{task.pk}/", HTTP_ACCEPT_LANGUAGE="en")
     assert "is above every approval limit for Operations. Nothing goes on until they have." in en

@@ -18,6 +18,7 @@ from django.test import Client
 from agentstate.models import Approval, Task
 from procurement.purchase import services
 from procurement.models import BudgetReservation, Department, Membership
+from tests.procurement.page_text import MONEY_SPAN
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 LARGE = [{"description": "Laptop", "quantity": 109}]   # NT$3,994,305 incl. tax: the director's to approve
@@ -142,7 +143,7 @@ def test_cap__the_question_is_in_her_language(demo, erp, eager, settings):
 @pytest.mark.parametrize("language, words", [
     ("en", "leave NT$19,853,420 of the Engineering budget after this, and NT$15,859,115 "
            "once every other request waiting for approval is approved too"),
-    ("zh-hant", "NT$15,859,115（1,585.91 萬）")])
+    ("zh-hant", "NT$15,859,115\u2060（1,585.91\u00a0萬）")])
 def test_the_approval_page_shows_the_budget_left_after_this_and_after_everything_pending(demo, dan, erp, eager,
                                                                                          language, words):
     submit(demo["alice"])
@@ -152,7 +153,7 @@ def test_the_approval_page_shows_the_budget_left_after_this_and_after_everything
     client = Client()
     client.force_login(demo["bob"])
     client.cookies["django_language"] = language
-    page = client.get(f"/approvals/{approval.pk}/").content.decode()
+    page = MONEY_SPAN.sub(r"\1", client.get(f"/approvals/{approval.pk}/").content.decode())
     assert words in page, page[page.find("data-budget-outlook"):][:600]
 
 
@@ -161,7 +162,7 @@ def test_with_nothing_else_waiting_the_page_gives_the_budget_left_once(demo, dan
     approval = Approval.objects.get(task_id=colleague.pk, status="pending")
     client = Client()
     client.force_login(demo["bob"])
-    page = html.unescape(client.get(f"/approvals/{approval.pk}/").content.decode())
+    page = MONEY_SPAN.sub(r"\1", html.unescape(client.get(f"/approvals/{approval.pk}/").content.decode()))
     outlook = page[page.find("data-budget-outlook"):][:400]
     assert "leave NT$19,926,710 of the Engineering budget after this." in outlook, outlook
     assert "once every other request" not in outlook
@@ -189,6 +190,6 @@ def test_when_everything_pending_would_overspend_the_page_says_so_plainly(demo, 
     client = Client()
     client.force_login(demo["bob"])
     client.cookies["django_language"] = language
-    page = client.get(f"/approvals/{approval.pk}/").content.decode()
+    page = MONEY_SPAN.sub(r"\1", client.get(f"/approvals/{approval.pk}/").content.decode())
     outlook = page[page.find("data-budget-outlook"):][:600]
     assert words in outlook and "NT$-" not in page and "NT$3,926,710" in outlook, outlook

@@ -92,7 +92,7 @@ def event(said: Said | None, reason="", actor="web-1:4242", name="note"):
 @pytest.mark.parametrize("said, read", [
     (say("awarded", supplier="新竹科技供應股份有限公司", total="73290"), "決標給新竹科技供應股份有限公司：含稅 NT$73,290"),
     (say("routed", rule="director", people=["frank"]), "送交處長核准：frank"),
-    (say("budget_reserved", total="1050000"), "已保留預算 NT$1,050,000（105 萬）"),
+    (say("budget_reserved", total="1050000"), "已保留預算 NT$1,050,000\u2060（105\u00a0萬）"),
     (say("order_issued", id="PO-000123"), "已在 ERP 開立採購單 PO-000123"),
     (say("order_refused", error="supplier blocked"), "ERP 拒絕了採購單"),
     (say("pending_verification", operation="erp.purchase_order.issue", error="timed out"), "採購單：結果待確認"),
@@ -129,7 +129,7 @@ def test_the_people_a_step_went_to_are_listed_the_way_the_reader_lists(zh, db):
 @pytest.mark.django_db
 def test_a_department_named_by_code_reads_by_its_name(demo, zh):
     assert words.render(say("above_every_limit", total="6000000", department="ENG")) == \
-        "NT$6,000,000（600 萬） 超過工程部所有核准上限"
+        "NT$6,000,000\u2060（600\u00a0萬） 超過工程部所有核准上限"
     assert words.render(say("above_every_limit", total="6000000", department="XYZ")).endswith("超過XYZ所有核准上限")
 
 
