@@ -11,6 +11,7 @@ from django.urls import reverse
 from agentstate.models import Approval, Session, Task
 from procurement.purchase import services
 from procurement.receiving.services import purchase_order_close_short
+from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -62,6 +63,15 @@ def test_home_in_chinese_reads_in_chinese(demo, erp, eager):
     body = client_for(demo["alice"], **ZH).get(reverse("home")).content.decode()
     assert "我的請購" in body and "等待核准" in body and re.search(r"等待 Bob Wang.* 核准，自 \d\d:\d\d", body)
     assert "awaiting_approval<" not in body and "Waiting for" not in body
+    # The column says where it stands; its value says 等待 once, not 「等待 等待 Bob Wang」.
+    assert "等待 等待" not in body and "目前" in body
+
+
+def test_a_request_page_says_waiting_once_in_each_language(demo, erp, eager):
+    task = submit(demo["alice"])
+    for headers, doubled in (({}, "Waiting for Waiting for"), (ZH, "等待 等待")):
+        text = visible_text(client_for(demo["alice"], **headers).get(reverse("task-page", args=[task.pk])).content.decode())
+        assert doubled not in text and ("Bob Wang" in text)
 
 
 def test_home_fragment_for_polling_is_only_the_list(demo, erp, eager):
