@@ -13,6 +13,53 @@ def _table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def workers_chart(throughput: dict, path: Path) -> None:
+    """bench/workflow.py --workers 1,2,4: tasks/s by worker count beside the 2-core ceiling its CPU per
+    task allows, a step's queue wait (p50, p95), and confirmations over time of each run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = throughput.get("runs") or [throughput]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    counts = [r["workers"] for r in runs]
+    x = range(len(runs))
+    bars = left.bar([i - 0.2 for i in x], [r["tasks_per_s"] for r in runs], width=0.4, label="tasks/s measured")
+    ceiling = [(r.get("cpu_ms_per_task") or {}).get("ceiling_tasks_per_s") or 0 for r in runs]
+    left.bar([i + 0.2 for i in x], ceiling, width=0.4, color="tab:gray", alpha=0.5,
+             label="2-core ceiling at its CPU per task")
+    for bar, r in zip(bars, runs):
+        load = (r.get("load_average") or {}).get("start", [None])[0]
+        left.annotate(f"{r['tasks_per_s']}" + (f"\nload {load:.1f}" if load is not None else ""),
+                      (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+    left.axhline(10, linestyle=":", color="tab:red", label="target: 10 tasks/s with 2 workers")
+    left.set_xticks(list(x), [str(c) for c in counts])
+    left.set_xlabel("worker processes (celery --pool=solo)")
+    left.set_ylabel("tasks/s (purchase requests confirmed)")
+    wait = left.twinx()
+    for key, style in (("p50_ms", "-o"), ("p95_ms", "--o")):
+        values = [((r.get("queue_wait_ms") or {}).get("advance") or {}).get(key) for r in runs]
+        wait.plot(list(x), [v / 1000 if v is not None else float("nan") for v in values], style, color="tab:orange",
+                  label=f"advance queue wait {key[:3]}")
+    wait.set_ylabel("queue wait, s")
+    wait.set_ylim(bottom=0)
+    handles = [*left.get_legend_handles_labels()[0], *wait.get_legend_handles_labels()[0]]
+    labels = [*left.get_legend_handles_labels()[1], *wait.get_legend_handles_labels()[1]]
+    left.legend(handles, labels, loc="upper left", fontsize=8)
+    left.set_title(f"{runs[0]['requests']} purchase requests by worker count")
+    for r in runs:
+        times = r.get("confirmed_at_s") or []
+        right.plot(times, range(1, len(times) + 1), label=f"{r['workers']} workers: {r['tasks_per_s']} tasks/s")
+    right.set_xlabel("seconds since the first request was submitted")
+    right.set_ylabel("tasks confirmed")
+    right.set_title("Confirmed over time")
+    right.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def charts(results: dict, out: Path) -> dict:
     import matplotlib
 
@@ -41,6 +88,9 @@ def charts(results: dict, out: Path) -> dict:
         fig.savefig(out / "throughput.png", dpi=110)
         plt.close(fig)
         made["throughput"] = "results/throughput.png"
+        if throughput.get("runs"):
+            workers_chart(throughput, out / "throughput_workers.png")
+            made["throughput_workers"] = "results/throughput_workers.png"
     chaos = (results["parts"].get("chaos") or {}).get("figures")
     if chaos and chaos["recovery_s"]["all"]:
         values = chaos["recovery_s"]["all"]

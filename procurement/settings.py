@@ -224,6 +224,11 @@ APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
 # are held and coalesced, and only the latest is sent (procurement.infra.outbox).
 MAIL_COALESCE_SECONDS = env_int("MAIL_COALESCE_SECONDS", 120)
 CELERY_TASK_ACKS_LATE = True
+# Celery's Django fixup closes the database connection before and after every task unless this is
+# set, so each step paid for a new PostgreSQL backend and prepared the engine's statements again.
+# With it the fixup recycles the connection once every this many tasks, and procurement.celery
+# closes it at a task's boundary only when Django would (CONN_MAX_AGE, an error, a failed health check).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
