@@ -207,6 +207,9 @@ SPECTACULAR_SETTINGS = {"TITLE": "Procurement agent API", "VERSION": "1.0.0"}
 # guarantee progress (DESIGN §5).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
+# Steps one claim may run in a row (procurement.tasks.advance): the next step of a task that is still
+# runnable runs at once under the same lease instead of waiting behind every other task's message.
+AGENT_STEPS_PER_CLAIM = env_int("AGENT_STEPS_PER_CLAIM", 8)
 # A step failing this many times in a row (with back-off between tries) sends its task to review.
 AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
 AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
