@@ -250,6 +250,7 @@ def write_report(results: dict, out: Path, path: Path):
                            [[k, v["n"], v["p50_ms"], v["p95_ms"]] for k, v in tp["steps"].items()]), ""]
         if "throughput" in made:
             doc += [f"![throughput over time]({made['throughput']})", ""]
+        doc += _workers_section(tp, made)
 
     doc += _steps_section((parts.get("steps") or {}).get("figures"))
 
@@ -605,3 +606,28 @@ def _steps_section(steps: dict | None) -> list[str]:
             f"{every.get('n')} calls", "",
             _table(["step", "n", "queries", "p50 ms", "p95 ms", "ERP p50", "own p50", "own p95", "DB p50",
                     "broker p50", "Python p50"], rows), ""]
+
+
+def _workers_section(tp: dict, made: dict) -> list[str]:
+    """bench/workflow.py --workers 1,2,4: the curve, CPU per task, lock waits and queue wait."""
+    runs = tp.get("runs")
+    if not runs:
+        return []
+    rows = []
+    for r in runs:
+        cpu, act = r.get("cpu_ms_per_task") or {}, r.get("pg_activity") or {}
+        wait = (r.get("queue_wait_ms") or {}).get("advance") or {}
+        top = ", ".join(f"{w['type']}/{w['event']} {w['share_of_active']:.0%}" for w in act.get("waits", [])[:3])
+        rows.append([r["workers"], r["requests"], f"**{r['tasks_per_s']}**", r["transitions_per_s"],
+                     f"{wait.get('p50_ms')} / {wait.get('p95_ms')}", f"{cpu.get('total')} ({cpu.get('workers')} + "
+                     f"{cpu.get('postgres')} + {cpu.get('erp')} + {cpu.get('bench')})", cpu.get("ceiling_tasks_per_s"),
+                     f"{act.get('lock_wait_samples')} ({act.get('lock_wait_share_of_active', 0):.1%})", top,
+                     ", ".join(f"{x:.1f}" for x in (r.get("load_average") or {}).get("start", []))])
+    doc = ["### By worker count", "",
+           _table(["workers", "requests", "tasks/s", "transitions/s", "advance queue wait p50 / p95 ms",
+                   "CPU ms per task (workers + PostgreSQL + ERP + bench)", "2-core ceiling tasks/s",
+                   "lock-wait samples (share of active)", "top waits of active backends", "load average at start"],
+                  rows), ""]
+    if "throughput_workers" in made:
+        doc += [f"![throughput by worker count]({made['throughput_workers']})", ""]
+    return doc

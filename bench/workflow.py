@@ -1,16 +1,25 @@
-"""Purchase requests end to end: two real Celery workers, PostgreSQL, Redis and the ERP simulator.
+"""Purchase requests end to end: real Celery workers, PostgreSQL, Redis and the ERP simulator.
 
-    .venv/bin/python bench/workflow.py [--requests 200] [--timeout 120] [--keep]
+    .venv/bin/python bench/workflow.py [--requests 200] [--workers 1,2,4] [--timeout 120] [--keep]
+                                       [--json out.json] [--chart bench/results/throughput_workers.png]
+                                       [--profile DIR]
 
-It drops and recreates its own database `procurement_bench_wf` (server and credentials from
-DATABASE_URL when that points at PostgreSQL, else postgres@127.0.0.1:5432; it refuses SQLite),
-migrates, seeds the demo data, flushes Redis db 9 and uses it as the broker, starts the ERP
-simulator and two `celery worker --pool=solo` processes, submits the requests and approves each
-one as bob (ENG) or dave (OPS) until every task is externally_confirmed. It prints wall time,
-tasks per second, time per step from the task events, queries per step (one extra request run
-in-process, Celery eager), and the ERP's writes per task: exactly one requisition and one purchase
-order each, or FAIL and exit status 1. Child processes are stopped, Redis db 9 is flushed and the
-database dropped at the end (`--keep` keeps the database to look at).
+For each worker count it drops and recreates its own database `procurement_bench_wf` (BENCH_DB_NAME
+to use another; server and credentials from DATABASE_URL when that points at PostgreSQL, else
+postgres@127.0.0.1:5432; it refuses SQLite), migrates, seeds the demo data, flushes Redis db 9
+(BENCH_REDIS_DB) and uses it as the broker, starts the ERP simulator and N `celery worker
+--pool=solo` processes (separate processes, as `docker compose --scale worker=N` runs them; the app
+is bench.queue_probe, the product's own with a probe timing each message's queue wait), submits the
+requests and approves each one as bob (ENG) or dave (OPS) until every task is externally_confirmed.
+It prints wall time, tasks per second, time per step from the task events, each message's queue
+wait p50/p95 and the worker CPU it took, the CPU per task of the workers, PostgreSQL's backends,
+the ERP simulator and this process (and the ceiling that puts on this machine's cores), what
+pg_stat_activity showed every 0.1 s (lock waits, WAL waits), queries per step (one extra request
+run in-process, Celery eager, in the run with 2 workers), and the ERP's writes per task: exactly one
+requisition and one purchase order each, or FAIL and exit status 1. Then the curve over the worker
+counts, and a chart of it. Child processes are stopped, Redis flushed and the database dropped after
+each run (`--keep` keeps the last one's database). `--profile DIR` runs each worker under a CPU
+profile (cProfile on process time) written to DIR/workers-N/worker-n.prof.
 """
 import argparse
 import io
