@@ -13,6 +13,53 @@ def _table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def workers_chart(throughput: dict, path: Path) -> None:
+    """bench/workflow.py --workers 1,2,4: tasks/s by worker count beside the 2-core ceiling its CPU per
+    task allows, a step's queue wait (p50, p95), and confirmations over time of each run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = throughput.get("runs") or [throughput]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    counts = [r["workers"] for r in runs]
+    x = range(len(runs))
+    bars = left.bar([i - 0.2 for i in x], [r["tasks_per_s"] for r in runs], width=0.4, label="tasks/s measured")
+    ceiling = [(r.get("cpu_ms_per_task") or {}).get("ceiling_tasks_per_s") or 0 for r in runs]
+    left.bar([i + 0.2 for i in x], ceiling, width=0.4, color="tab:gray", alpha=0.5,
+             label="2-core ceiling at its CPU per task")
+    for bar, r in zip(bars, runs):
+        load = (r.get("load_average") or {}).get("start", [None])[0]
+        left.annotate(f"{r['tasks_per_s']}" + (f"\nload {load:.1f}" if load is not None else ""),
+                      (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+    left.axhline(10, linestyle=":", color="tab:red", label="target: 10 tasks/s with 2 workers")
+    left.set_xticks(list(x), [str(c) for c in counts])
+    left.set_xlabel("worker processes (celery --pool=solo)")
+    left.set_ylabel("tasks/s (purchase requests confirmed)")
+    wait = left.twinx()
+    for key, style in (("p50_ms", "-o"), ("p95_ms", "--o")):
+        values = [((r.get("queue_wait_ms") or {}).get("advance") or {}).get(key) for r in runs]
+        wait.plot(list(x), [v / 1000 if v is not None else float("nan") for v in values], style, color="tab:orange",
+                  label=f"advance queue wait {key[:3]}")
+    wait.set_ylabel("queue wait, s")
+    wait.set_ylim(bottom=0)
+    handles = [*left.get_legend_handles_labels()[0], *wait.get_legend_handles_labels()[0]]
+    labels = [*left.get_legend_handles_labels()[1], *wait.get_legend_handles_labels()[1]]
+    left.legend(handles, labels, loc="upper left", fontsize=8)
+    left.set_title(f"{runs[0]['requests']} purchase requests by worker count")
+    for r in runs:
+        times = r.get("confirmed_at_s") or []
+        right.plot(times, range(1, len(times) + 1), label=f"{r['workers']} workers: {r['tasks_per_s']} tasks/s")
+    right.set_xlabel("seconds since the first request was submitted")
+    right.set_ylabel("tasks confirmed")
+    right.set_title("Confirmed over time")
+    right.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def charts(results: dict, out: Path) -> dict:
     import matplotlib
 
@@ -41,6 +88,9 @@ def charts(results: dict, out: Path) -> dict:
         fig.savefig(out / "throughput.png", dpi=110)
         plt.close(fig)
         made["throughput"] = "results/throughput.png"
+        if throughput.get("runs"):
+            workers_chart(throughput, out / "throughput_workers.png")
+            made["throughput_workers"] = "results/throughput_workers.png"
     chaos = (results["parts"].get("chaos") or {}).get("figures")
     if chaos and chaos["recovery_s"]["all"]:
         values = chaos["recovery_s"]["all"]
@@ -200,6 +250,7 @@ def write_report(results: dict, out: Path, path: Path):
                            [[k, v["n"], v["p50_ms"], v["p95_ms"]] for k, v in tp["steps"].items()]), ""]
         if "throughput" in made:
             doc += [f"![throughput over time]({made['throughput']})", ""]
+        doc += _workers_section(tp, made)
 
     doc += _steps_section((parts.get("steps") or {}).get("figures"))
 
@@ -555,3 +606,28 @@ def _steps_section(steps: dict | None) -> list[str]:
             f"{every.get('n')} calls", "",
             _table(["step", "n", "queries", "p50 ms", "p95 ms", "ERP p50", "own p50", "own p95", "DB p50",
                     "broker p50", "Python p50"], rows), ""]
+
+
+def _workers_section(tp: dict, made: dict) -> list[str]:
+    """bench/workflow.py --workers 1,2,4: the curve, CPU per task, lock waits and queue wait."""
+    runs = tp.get("runs")
+    if not runs:
+        return []
+    rows = []
+    for r in runs:
+        cpu, act = r.get("cpu_ms_per_task") or {}, r.get("pg_activity") or {}
+        wait = (r.get("queue_wait_ms") or {}).get("advance") or {}
+        top = ", ".join(f"{w['type']}/{w['event']} {w['share_of_active']:.0%}" for w in act.get("waits", [])[:3])
+        rows.append([r["workers"], r["requests"], f"**{r['tasks_per_s']}**", r["transitions_per_s"],
+                     f"{wait.get('p50_ms')} / {wait.get('p95_ms')}", f"{cpu.get('total')} ({cpu.get('workers')} + "
+                     f"{cpu.get('postgres')} + {cpu.get('erp')} + {cpu.get('bench')})", cpu.get("ceiling_tasks_per_s"),
+                     f"{act.get('lock_wait_samples')} ({act.get('lock_wait_share_of_active', 0):.1%})", top,
+                     ", ".join(f"{x:.1f}" for x in (r.get("load_average") or {}).get("start", []))])
+    doc = ["### By worker count", "",
+           _table(["workers", "requests", "tasks/s", "transitions/s", "advance queue wait p50 / p95 ms",
+                   "CPU ms per task (workers + PostgreSQL + ERP + bench)", "2-core ceiling tasks/s",
+                   "lock-wait samples (share of active)", "top waits of active backends", "load average at start"],
+                  rows), ""]
+    if "throughput_workers" in made:
+        doc += [f"![throughput by worker count]({made['throughput_workers']})", ""]
+    return doc

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 FULL = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "300", "--seconds", "10", "--two-row-floor"],
-    "throughput": ["bench/workflow.py", "--requests", "1000", "--timeout", "1500"],
+    "throughput": ["bench/workflow.py", "--requests", "1000", "--workers", "1,2,4", "--timeout", "1500"],
     "growth": ["bench/growth.py", "--scales", "1000,10000,100000"],
     "scale": ["bench/scale.py", "--tasks", "100000", "--approvals", "1000000"],
     "chaos": ["bench/chaos.py", "--requests", "200", "--chaos-seconds", "240", "--settle-seconds", "300"],
@@ -45,7 +45,7 @@ FULL = {
 }
 QUICK = {
     "sidebyside": ["bench/sidebyside.py", "--iterations", "60", "--seconds", "3", "--two-row-floor"],
-    "throughput": ["bench/workflow.py", "--requests", "40", "--timeout", "300"],
+    "throughput": ["bench/workflow.py", "--requests", "40", "--workers", "1,2", "--timeout", "300"],
     "growth": ["bench/growth.py", "--scales", "1000,3000"],
     "scale": ["bench/scale.py", "--tasks", "2000", "--approvals", "20000", "--renders", "3"],
     "chaos": ["bench/chaos.py", "--requests", "30", "--chaos-seconds", "40", "--settle-seconds", "90"],

@@ -98,6 +98,8 @@ def main():
     params = server_params("step_profile.py")
     broker = redis_url()
     workdir = Path(tempfile.mkdtemp(prefix="bench-steps-"))
+    # A step's own cost: one step per advance(), as a worker ran them before it chained a task's steps.
+    os.environ.setdefault("AGENT_STEPS_PER_CLAIM", "1")
     os.environ.update({
         "DJANGO_SETTINGS_MODULE": "procurement.settings", "DATABASE_URL": database_url(params, DB_NAME),
         "CELERY_BROKER_URL": broker, "CELERY_TASK_ALWAYS_EAGER": "0", "VAR_DIR": str(workdir / "var"),

@@ -6,6 +6,7 @@ import os
 
 from celery import Celery
 from celery.signals import before_task_publish, task_postrun, task_prerun, worker_process_init
+from django.db import close_old_connections
 
 from agentstate import trace
 from procurement.infra import telemetry
@@ -25,6 +26,17 @@ def _send_trace(headers=None, **kwargs):
     parent = trace.traceparent()
     if parent and headers is not None:
         headers.setdefault("traceparent", parent)
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _recycle_connections(task=None, **kwargs):
+    """What Django does around a web request, around a task: a connection past CONN_MAX_AGE, or
+    one that saw an error and no longer answers, is closed (the next query opens a new one); the
+    rest is kept, health-checked at its first query (conn_health_checks). settings.CELERY_DB_REUSE_MAX
+    stops Celery's own fixup from closing every connection at every task."""
+    if task is not None and not task.request.is_eager:
+        close_old_connections()
 
 
 @task_prerun.connect

@@ -207,6 +207,9 @@ SPECTACULAR_SETTINGS = {"TITLE": "Procurement agent API", "VERSION": "1.0.0"}
 # guarantee progress (DESIGN §5).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
+# Steps one claim may run in a row (procurement.tasks.advance): the next step of a task that is still
+# runnable runs at once under the same lease instead of waiting behind every other task's message.
+AGENT_STEPS_PER_CLAIM = env_int("AGENT_STEPS_PER_CLAIM", 8)
 # A step failing this many times in a row (with back-off between tries) sends its task to review.
 AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
 AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
@@ -224,6 +227,11 @@ APPROVAL_REMINDER_SECONDS = env_int("APPROVAL_REMINDER_SECONDS", 24 * 3600)
 # are held and coalesced, and only the latest is sent (procurement.infra.outbox).
 MAIL_COALESCE_SECONDS = env_int("MAIL_COALESCE_SECONDS", 120)
 CELERY_TASK_ACKS_LATE = True
+# Celery's Django fixup closes the database connection before and after every task unless this is
+# set, so each step paid for a new PostgreSQL backend and prepared the engine's statements again.
+# With it the fixup recycles the connection once every this many tasks, and procurement.celery
+# closes it at a task's boundary only when Django would (CONN_MAX_AGE, an error, a failed health check).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

@@ -7,6 +7,7 @@ import time
 
 from celery import shared_task
 from django.conf import settings
+from django.utils import timezone
 
 from agentstate import trace
 from agentstate.errors import Conflict
@@ -54,6 +55,10 @@ def advance(task_id: str, busy: int = 0):
 
 
 def _advance(task: Task, lease):
+    """Run the task's due steps under one lease: after a step whose own move left the task runnable,
+    the next step runs at once (each still its own move, conditional on the version it read and
+    the lease's token), up to AGENT_STEPS_PER_CLAIM steps and while half the lease is left; then
+    the lease is released and, if more is due, the next step is queued."""
     task_id = task.pk
     failures, error, moved = 0, "", None
     try:
@@ -61,8 +66,14 @@ def _advance(task: Task, lease):
         task = task_upgrade(task)
         if not task.runnable:
             return "idle"
-        crash_point("holding_lease")
-        error, moved = _run(task, lease)
+        ran = 0
+        while True:
+            crash_point("holding_lease")
+            error, moved = _run(task, lease)
+            ran += 1
+            if error or moved is None or not moved.runnable or not _may_go_on(lease, ran):
+                break
+            task = moved
         if error:
             failures = retries.step_failure_record(task=task, lease=lease, error=error)
             if retries.gives_up(failures) and retries.step_give_up(task=task, lease=lease, failures=failures,
@@ -80,6 +91,13 @@ def _advance(task: Task, lease):
     if moved.runnable if moved is not None else Task.objects.filter(pk=task_id, runnable=True).exists():
         queueing.advance_now(task_id)
     return "done"
+
+
+def _may_go_on(lease, ran: int) -> bool:
+    """Another step under this lease: fewer than AGENT_STEPS_PER_CLAIM ran, and more than half the
+    lease is left (a step never starts near its lease's end; recovery reclaims only an expired one)."""
+    left = (lease.until - timezone.now()).total_seconds()
+    return ran < settings.AGENT_STEPS_PER_CLAIM and left > settings.AGENT_LEASE_SECONDS / 2
 
 
 def _run(task: Task, lease) -> tuple[str, Task | None]:

@@ -1,4 +1,5 @@
-"""The agent's steps for a purchase task. One step runs per advance(), under a lease.
+"""The agent's steps for a purchase task. advance() runs them under a lease, one after another
+while the task stays runnable (AGENT_STEPS_PER_CLAIM), each its own move.
 
 A step reads the task, does its work (holding no row lock across network I/O), and writes
 its result back with the version it read and its lease token. If the task moved meanwhile

@@ -27,6 +27,14 @@ BOUNDS = {"start": 4, "award": 8, "route": 9, "reserve_budget": 7, "create_requi
           "issue_purchase_order": 28}
 
 TRANSACTION = {"BEGIN", "COMMIT", "ROLLBACK"}
+UP_TO_THE_APPROVAL = ("start", "award", "route", "reserve_budget", "create_requisition", "open_approval")
+
+
+@pytest.fixture(autouse=True)
+def one_step_per_claim(settings):
+    """The bounds are each step's own: one step per advance() here (a worker runs a task's due steps
+    in a row under one claim, test_a_worker_runs_the_steps_up_to_the_approval_under_one_claim)."""
+    settings.AGENT_STEPS_PER_CLAIM = 1
 
 
 @pytest.fixture
@@ -95,3 +103,41 @@ def test_opening_an_approval_costs_the_same_however_many_approvers(demo, erp, qu
     assert people == [{"bob", "frank"}, {"bob", "frank", "mia"}]
     assert Notification.objects.filter(task=three, kind="approval_new").count() == 3
     assert len(by_three) == len(by_two), "\n".join(by_three)
+
+
+def test_a_worker_runs_the_steps_up_to_the_approval_under_one_claim(demo, erp, queued, settings):
+    """One message takes a new request to the approvers: each step still its own move and event,
+    without a claim, a release, a look for notices and a message of its own between them."""
+    settings.AGENT_STEPS_PER_CLAIM = 8
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    assert queued == [str(task.pk)]
+    with CaptureQueriesContext(connection) as captured:
+        app.tasks[ADVANCE].run(queued.pop(0))
+    statements = [query["sql"] for query in captured.captured_queries if query["sql"] not in TRANSACTION]
+
+    task.refresh_from_db()
+    assert task.state == workflow.AWAITING_APPROVAL
+    assert queued == [], "nothing more is due until someone decides"
+    assert list(task.events.order_by("version").values_list("event", flat=True))[-6:] == [
+        "start", "record", "record", "record", "record", "request_approval"]
+    assert Notice.objects.filter(task=task, kind="approval_new").count() == 2
+    # The same request's steps one per claim: the chain spares at least a claim and a release per step
+    # after the first (it reads each task's JSON once more instead of with the claim).
+    settings.AGENT_STEPS_PER_CLAIM = 1
+    alone = run_to_the_order(services.request_submit(
+        requester=demo["alice"], department="ENG", justification="new hires",
+        lines=[{"description": "Laptop", "quantity": 2}]), demo["bob"], queued)
+    one_at_a_time = sum(len(alone[step]) for step in UP_TO_THE_APPROVAL)
+    assert len(statements) <= one_at_a_time - 2 * (len(UP_TO_THE_APPROVAL) - 1), "\n".join(statements)
+
+
+def test_a_claim_runs_no_more_steps_than_the_setting_allows(demo, erp, queued, settings):
+    settings.AGENT_STEPS_PER_CLAIM = 2
+    task = services.request_submit(requester=demo["alice"], department="ENG", justification="new hires",
+                                   lines=[{"description": "Laptop", "quantity": 2}])
+    app.tasks[ADVANCE].run(queued.pop(0))
+
+    task.refresh_from_db()
+    assert (task.state, task.step) == ("processing", "route")
+    assert queued == [str(task.pk)], "the rest waits for its own message"
