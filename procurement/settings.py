@@ -209,7 +209,9 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 AGENT_LEASE_SECONDS = env_int("AGENT_LEASE_SECONDS", 60)
 # Steps one claim may run in a row (procurement.tasks.advance): the next step of a task that is still
 # runnable runs at once under the same lease instead of waiting behind every other task's message.
-AGENT_STEPS_PER_CLAIM = env_int("AGENT_STEPS_PER_CLAIM", 8)
+# DESIGN §5 says advance() runs one step, so that is the default; more is an operator's choice
+# (bench/RESULTS.md measured 8).
+AGENT_STEPS_PER_CLAIM = env_int("AGENT_STEPS_PER_CLAIM", 1)
 # A step failing this many times in a row (with back-off between tries) sends its task to review.
 AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
 AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
