@@ -22,6 +22,7 @@ from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 from procurement.invoicing.variance_words import variance_words
 from procurement.invoicing.queue import SECTIONS, ap_queue
 from procurement.pages import invoice_queue
+from procurement.words import refusal
 
 LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
 
@@ -65,7 +66,7 @@ def invoice_new(request, task_id):
     except NotFound:
         raise Http404
     except (NotPermitted, Conflict) as refused:
-        return _refused(request, str(refused), refused.http_status)
+        return _refused(request, refusal(refused), refused.http_status)  # its code in her language
     if request.method == "GET":
         return _form(request, InvoiceForm(po=po))
     if "fill" in request.POST:
@@ -127,7 +128,7 @@ def purchase_order_pdf(request, task_id):
     except NotFound:
         raise Http404
     except Conflict as refused:
-        return _refused(request, str(refused), refused.http_status)
+        return _refused(request, refusal(refused), refused.http_status)  # its code in her language
     po = purchase_order_of(task)
     if po is None:
         return _refused(request, _("This request has no purchase order yet."), 409)
