@@ -216,6 +216,11 @@ AGENT_STEPS_PER_CLAIM = env_int("AGENT_STEPS_PER_CLAIM", 1)
 AGENT_MAX_ATTEMPTS = env_int("AGENT_MAX_ATTEMPTS", 5)
 AGENT_RETRY_BACKOFF_SECONDS = env_int("AGENT_RETRY_BACKOFF_SECONDS", 2)
 APPROVAL_TTL_SECONDS = env_int("APPROVAL_TTL_SECONDS", 3 * 24 * 3600)
+# Who decides an invoice exception no approval-policy rule routes (a variance above every limit, a
+# department the policy does not name), so it never dead-ends: this username (the accounts-payable
+# lead); empty, the administrators. Never the requester; not the person who entered the invoice
+# while someone else can.
+INVOICE_EXCEPTION_FALLBACK = env_str("INVOICE_EXCEPTION_FALLBACK", "")
 # Budget holds (DESIGN §7, procurement/budget.py): "soft" holds at submission and reserves at
 # approval; "cap" reserves at submission, at most BUDGET_HOLD_CAP (NT$, tax-inclusive) of
 # unapproved requests per requester.

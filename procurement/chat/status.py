@@ -32,7 +32,10 @@ def task_words(task, lang: str) -> str:
     says it: 「部分到貨（2/3）」, 「已驗收，等待發票」, 「已結案」."""
     with language(lang):
         standing = standing_words(task.state, getattr(task, "progress", None))
-    return str(standing) if standing else state_words(task.state, lang)
+    if not standing:
+        return state_words(task.state, lang)
+    standing = str(standing)  # a label (「部分到貨」, "Partly delivered"); in an English sentence, lower case
+    return standing[:1].lower() + standing[1:] if lang == "en" else standing
 
 
 def open_question(task, lang: str) -> str:

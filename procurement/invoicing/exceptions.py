@@ -10,6 +10,7 @@ approver's limit are read against; the invoice's own total is `invoice_total`.""
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -30,6 +31,7 @@ from procurement.models.invoicing import SupplierInvoice
 from procurement.policy.routing import policy_route
 
 KIND = workflow.INVOICE_EXCEPTION
+FALLBACK = "fallback"  # the route of an exception no policy rule routes
 Status = SupplierInvoice.Status
 
 
@@ -63,18 +65,42 @@ def _scope(po: PurchaseOrder, invoice: SupplierInvoice, variance: Decimal) -> di
     }
 
 
+def _fallback_route(task: Task, invoice: SupplierInvoice, variance: Decimal) -> dict | None:
+    """The named fallback (settings.INVOICE_EXCEPTION_FALLBACK, else the administrators) for an
+    exception no rule routes: one step, any one of them. None when there is nobody at all."""
+    users = get_user_model().objects.filter(is_active=True).exclude(pk=task.initiator_id).order_by("username")
+    name = settings.INVOICE_EXCEPTION_FALLBACK
+    people = list(users.filter(username=name) if name else users.filter(is_superuser=True))
+    if not name:
+        people = [u for u in people if u.pk != invoice.entered_by_id] or people
+    if not people:
+        return None
+    ids, names = [u.pk for u in people], [u.username for u in people]
+    step = {"role": "", "user": names[0] if len(names) == 1 else "", "mode": "any", "user_ids": ids,
+            "usernames": names, "fallback": True}
+    return {"rule": FALLBACK, "user_ids": ids, "usernames": names, "total": str(variance),
+            "department": task.tenant, "policy_rule": FALLBACK, "chain": [step]}
+
+
+def _route(task: Task, po: PurchaseOrder, invoice: SupplierInvoice, variance: Decimal) -> dict | None:
+    department = Department.objects.filter(code=task.tenant).first()
+    route = None
+    if department is not None:
+        route = policy_route(department=department, total=variance, requester=task.initiator,
+                             categories={line.item for line in po.lines}, supplier=po.supplier.name)
+    return route if isinstance(route, dict) else _fallback_route(task, invoice, variance)
+
+
 def exception_open(task: Task, po: PurchaseOrder, invoice: SupplierInvoice, variance: Decimal) -> Approval | None:
-    """Open the approval for an exception, under the task's row lock. None when another approval
-    of the task is still pending (this one opens when that is decided) or when no rule routes
-    the variance (the invoice then stays an exception for a person to look at)."""
+    """Open the approval for an exception, under the task's row lock. Routed by the approval policy
+    on the variance; one no rule routes goes to the named fallback (_fallback_route). None when
+    another approval of the task is still pending (the engine holds one pending approval per task:
+    this one opens when that is decided, invoices_rematch) or when nobody at all could decide it
+    (the invoice then stays an exception on the AP queue)."""
     if Approval.objects.filter(task=task, status=Approval.Status.PENDING).exists():
         return None
-    department = Department.objects.filter(code=task.tenant).first()
-    if department is None:
-        return None
-    route = policy_route(department=department, total=variance, requester=task.initiator,
-                         categories={line.item for line in po.lines}, supplier=po.supplier.name)
-    if not isinstance(route, dict):
+    route = _route(task, po, invoice, variance)
+    if route is None:
         return None
     moved = fire(task.pk, "invoice_exception", actor=Actor.runtime("match"), expected_version=task.version,
                  reason=say("invoice_variance", number=invoice.number, variance=str(variance)),

@@ -328,6 +328,7 @@ RULE_LABELS = {
     "director": pgettext_lazy("approval rule", "the director"),
     "finance": pgettext_lazy("approval rule", "finance"),
     "chain": pgettext_lazy("approval rule", "the approval chain"),
+    "fallback": pgettext_lazy("approval rule", "the fallback approver"),
 }
 
 # Who may fire an event, as the transition table names them (agentstate.kinds.T.allowed), for the

@@ -57,3 +57,16 @@ def test_approving_on_the_page_posts_the_invoice(demo, exception, erp):
 def test_accounts_payable_sees_the_exception_in_words(demo, exception):
     body = client_for(demo["carol"], "zh-hant").get(reverse("invoices")).content.decode()
     assert "發票數量 3，已驗收 2：多 1 台，NT$6,720" in body
+
+
+@pytest.mark.parametrize("language, why, purchase_words", [
+    ("zh-hant", "發票差異 NT$6,720（含稅）在", "含稅總計 NT$6,720"),
+    ("en", "The invoice's variance of NT$6,720 (incl. tax) is within", "The total NT$6,720"),
+])
+def test_why_it_came_to_him_speaks_of_the_invoices_variance_not_of_a_purchase(demo, exception, language, why,
+                                                                              purchase_words):
+    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    about = body.split('id="about"')[1].split("</section>")[0]
+
+    assert why in about and purchase_words not in about
+    assert ("由部門主管決定這張發票是否過帳" if language == "zh-hant" else "decides whether the invoice is posted") in about
