@@ -1,8 +1,8 @@
 """`make run`: the whole product on one machine, on its embedded default or on the services
 named by DATABASE_URL / CELERY_BROKER_URL.
 
-1. Migrate and seed the demo data (idempotent).
-2. Start the ERP simulator, a Celery worker, beat and the web server as child processes.
+1. Migrate; start the ERP simulator; seed the demo data with its requests past the PO (idempotent).
+2. Start a Celery worker, beat and the web server as child processes.
 3. Print the URL and the logins; Ctrl-C stops everything.
 """
 import os
@@ -21,7 +21,7 @@ ERP_PORT = os.environ.get("ERP_PORT", "8765")
 PY = sys.executable
 LOGINS = [("alice", "requester, ENG"), ("erin", "requester, OPS"), ("bob", "manager, ENG (limit NT$100,000)"),
           ("dave", "manager, OPS (limit NT$100,000)"), ("frank", "director (limit NT$5,000,000)"),
-          ("carol", "admin")]
+          ("carol", "admin, finance, accounts payable")]
 
 
 def manage(*args):
@@ -96,26 +96,35 @@ def main():
         stop_children(children)
 
 
+def start(children: dict, logs: Path, name: str, command: list[str]) -> None:
+    with open(logs / f"{name}.log", "ab") as log:
+        children[name] = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                          start_new_session=True)
+
+
 def run(children: dict) -> int:
     VAR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("ERP_URL", f"http://127.0.0.1:{ERP_PORT}")
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("SITE_URL", f"http://{HOST}:{PORT}")  # links in mail point at this server
     manage("migrate", "--no-input", "-v", "0")
-    manage("seed_demo")
     logs = VAR / "logs"
     logs.mkdir(exist_ok=True)
+    # The ERP simulator first: the demo's requests past the PO are made through it, as people would.
+    start(children, logs, "erp", [PY, "-m", "erpsim", "--host", "127.0.0.1", "--port", ERP_PORT,
+                                  "--db", str(VAR / "erp.sqlite3")])
+    if not wait_http(f"{os.environ['ERP_URL']}/_stats"):
+        print(f"The ERP simulator did not come up; see {logs}/erp.log", file=sys.stderr)
+        return 1
+    manage("seed_demo", "--requests")
     commands = {
-        "erp": [PY, "-m", "erpsim", "--host", "127.0.0.1", "--port", ERP_PORT, "--db", str(VAR / "erp.sqlite3")],
         "worker": [PY, "-m", "celery", "-A", "procurement", "worker", "-l", "info", "--concurrency", "2"],
         "beat": [PY, "-m", "celery", "-A", "procurement", "beat", "-l", "info",
                  "--schedule", str(VAR / "celerybeat-schedule")],
         "web": [PY, "manage.py", "runserver", f"{HOST}:{PORT}", "--noreload"],
     }
     for name, command in commands.items():
-        with open(logs / f"{name}.log", "ab") as log:
-            children[name] = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                              start_new_session=True)
+        start(children, logs, name, command)
     if not wait_http(f"http://{HOST}:{PORT}/healthz"):
         print(f"The web server did not come up; see {logs}/web.log", file=sys.stderr)
         return 1

@@ -84,7 +84,11 @@ def invoice_new(request, task_id):
         return _form(request, form, refused.http_status)
     response = redirect("invoices")
     if request.htmx:
-        response["HX-Redirect"] = response["Location"]
+        # Not a 302: the browser's XHR would follow it and htmx swap the whole invoices page into the
+        # form (a page inside the page). A 204 swaps nothing, and HX-Redirect loads the list.
+        location = response["Location"]
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = location
     return response
 
 

@@ -1,13 +1,16 @@
 """`manage.py seed_demo`: the demo data of DESIGN §10. Idempotent: every row is looked up by
 its natural key first, so a second run creates nothing and changes nothing it already made."""
+import urllib.request
 from datetime import date, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from procurement.management.demo_requests import seed_requests
 from procurement.people.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
 from procurement.policy.rules import policy_publish
@@ -96,7 +99,12 @@ def one_year_after(day: date) -> date:
 
 
 class Command(BaseCommand):
-    help = "Create the demo departments, users (password 'demo'), suppliers and quotes; safe to rerun."
+    help = ("Create the demo departments, users (password 'demo'), suppliers and quotes; with --requests "
+            "also requests at every stage after the purchase order (needs the ERP simulator); safe to rerun.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--requests", action="store_true",
+                            help="also make the demo requests past the PO, through the ERP at ERP_URL")
 
     def handle(self, *args, **options):
         self.created = self.found = 0
@@ -106,6 +114,8 @@ class Command(BaseCommand):
             self.seed_suppliers_and_quotes()
             self.seed_policy(departments)
             self.seed_tolerances()
+        if options["requests"]:
+            self.seed_requests()
         self.stdout.write(self.style.SUCCESS(f"Demo data: {self.created} created, {self.found} already there."))
 
     def report(self, created: bool, what: str):
@@ -197,6 +207,24 @@ class Command(BaseCommand):
                         "role": role, "within_limit": within, "escalate_after": escalate, "backup_role": backup})
         policy = policy_publish()
         self.stdout.write(f"approval policy v{policy.version}")
+
+    def seed_requests(self):
+        """Requests at each stage after the PO, made through the services with the agent's steps run
+        at once (procurement.management.demo_requests); skipped, and said, when the ERP is not there."""
+        url = settings.ERP_URL.rstrip("/")
+        try:
+            urllib.request.urlopen(f"{url}/_stats", timeout=3).close()
+        except OSError:
+            self.stdout.write(self.style.WARNING(f"skipped  demo requests: no ERP simulator answers at {url}"))
+            return
+        from procurement.celery import app
+
+        eager = app.conf.task_always_eager
+        app.conf.task_always_eager = True
+        try:
+            seed_requests(self.report, self.stdout.write)
+        finally:
+            app.conf.task_always_eager = eager
 
     def seed_tolerances(self):
         for name, tax_id, category, check, amount, percent, combine in TOLERANCES:

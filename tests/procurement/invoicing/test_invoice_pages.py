@@ -56,6 +56,15 @@ def test_typed_invoice_is_entered_through_a_csrf_checked_form(demo, task):
     assert (invoice.number, invoice.total, invoice.lines.get().quantity) == ("AB12345678", 20160, 3)
 
 
+
+def test_entered_from_htmx_the_browser_loads_the_list_instead_of_swapping_it_into_the_form(demo, task):
+    """A 302 to an htmx request is followed inside the XHR and the whole list page swapped into the
+    form; a 204 with HX-Redirect swaps nothing and loads the list."""
+    answer = client_for(demo["carol"]).post(reverse("invoice-new", args=[task.pk]), typed(task), **HX)
+
+    assert answer.status_code == 204 and answer["HX-Redirect"] == reverse("invoices")
+    assert SupplierInvoice.objects.get().number == "AB12345678"
+
 def test_field_errors_in_chinese_and_nothing_written(demo, task):
     data = typed(task, number="ab12", seller_tax_id="62140098", total="20000")
     answer = client_for(demo["carol"]).post(reverse("invoice-new", args=[task.pk]), data)

@@ -161,3 +161,53 @@ def test_bobs_first_approval_notice_on_a_fresh_demo_is_in_traditional_chinese(er
                             lines=[{"description": "Laptop", "quantity": 2}], justification="new hires")
     notice = Notice.objects.get(recipient__username="bob", kind="approval_new")
     assert "請您核准" in notice.text, notice.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_requests_stand_at_every_stage_after_the_po_and_a_rerun_adds_nothing(erp, eager, settings):
+    """`seed_demo --requests` (what `make run` runs once the ERP simulator is up): a new user finds
+    requests at each stage after the PO, made through the services, so the ERP holds exactly one
+    goods receipt per receipt and one invoice per posted invoice."""
+    from agentstate.models import Approval
+    from procurement.models import GoodsReceipt, PurchaseRequest
+    from procurement.models.invoicing import SupplierInvoice
+    from procurement.purchase.progress import progress_of, standing_words
+
+    settings.LANGUAGE_CODE = "zh-hant"
+    out = StringIO()
+    call_command("seed_demo", "--requests", stdout=out)
+    demo = PurchaseRequest.objects.filter(justification__startswith="示範").select_related("task")
+    words = {r.justification: standing_words(r.task.state, progress_of(r.task)) for r in demo}
+    invoices = {i.number: i.status for i in SupplierInvoice.objects.all()}
+    posted = "示範：值班用鍵盤（已驗收、發票相符並已入帳）"
+
+    assert words == {"示範：新進同仁的鍵盤（已下單，等待到貨）": "已下單，等待到貨",
+                     "示範：三台 27 吋螢幕（部分到貨，一台刮傷）": "部分到貨（2/3）",
+                     "示範：倉庫辦公椅（已驗收，等待發票）": "已驗收，等待發票",
+                     "示範：會議室擴充座（發票先到，等待到貨）": "已下單，等待到貨",
+                     "示範：測試機擴充座（發票數量與驗收不符，待主管簽核）": "發票待簽核"} | {
+                         posted: words[posted]}  # its words once closed are the closing work's (open)
+    assert invoices == {"QA20000001": "waiting_receipt", "QA20000002": "exception", "QA20000003": "posted"}
+    exception = SupplierInvoice.objects.get(number="QA20000002")
+    approval = Approval.objects.get(task=exception.task, status="pending")
+    assert "bob" in approval.chain[0]["usernames"], approval.chain
+    assert [e["kind"] for e in exception.exceptions] == ["quantity_over_received"]
+    assert len(erp.goods_receipts()) == GoodsReceipt.objects.count() == 4
+    assert erp.stats()["supplier_invoices"] == 1
+
+    again = StringIO()
+    call_command("seed_demo", "--requests", stdout=again)
+    assert "Demo data: 0 created" in again.getvalue(), again.getvalue()
+    assert PurchaseRequest.objects.count() == 6 and SupplierInvoice.objects.count() == 3
+    assert len(erp.goods_receipts()) == 4 and erp.stats()["supplier_invoices"] == 1
+
+
+@pytest.mark.django_db
+def test_without_the_erp_the_demo_requests_are_skipped_and_said(settings):
+    from procurement.models import PurchaseRequest
+
+    settings.ERP_URL = "http://127.0.0.1:9"  # nothing listens there
+    out = StringIO()
+    call_command("seed_demo", "--requests", stdout=out)
+    assert "skipped  demo requests: no ERP simulator answers at http://127.0.0.1:9" in out.getvalue()
+    assert not PurchaseRequest.objects.exists()
