@@ -185,8 +185,9 @@ def test_demo_requests_stand_at_every_stage_after_the_po_and_a_rerun_adds_nothin
                      "示範：三台 27 吋螢幕（部分到貨，一台刮傷）": "部分到貨（2/3）",
                      "示範：倉庫辦公椅（已驗收，等待發票）": "已驗收，等待發票",
                      "示範：會議室擴充座（發票先到，等待到貨）": "已下單，等待到貨",
-                     "示範：測試機擴充座（發票數量與驗收不符，待主管簽核）": "發票待簽核"} | {
-                         posted: words[posted]}  # its words once closed are the closing work's (open)
+                     "示範：測試機擴充座（發票數量與驗收不符，待主管簽核）": "發票待簽核",
+                     posted: "已結案"}
+    assert demo.get(justification=posted).task.state == "closed"
     assert invoices == {"QA20000001": "waiting_receipt", "QA20000002": "exception", "QA20000003": "posted"}
     exception = SupplierInvoice.objects.get(number="QA20000002")
     approval = Approval.objects.get(task=exception.task, status="pending")
