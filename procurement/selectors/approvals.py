@@ -219,9 +219,13 @@ def manager_limits(approvals) -> dict:
 
 
 def previous_scope(approval: Approval) -> dict | None:
-    """The scope of the approval this one replaced, to show what changed."""
-    earlier = (Approval.objects.filter(task_id=approval.task_id, created_at__lt=approval.created_at)
-               .order_by("-created_at").values("scope", "state_version", "status", "decided_by__username").first())
+    """The scope of the approval this one replaced, to show what changed: the one before it of
+    the same kind (an invoice exception is never compared with the purchase it followed). The
+    kind is told apart in Python, as SQLite has no JSON containment."""
+    kind = (approval.scope or {}).get("kind")
+    earlier = next((row for row in Approval.objects.filter(task_id=approval.task_id, created_at__lt=approval.created_at)
+                    .order_by("-created_at").values("scope", "state_version", "status", "decided_by__username")
+                    if (row["scope"] or {}).get("kind") == kind), None)
     if earlier is None:
         return None
     return {"scope": earlier["scope"], "state_version": earlier["state_version"],

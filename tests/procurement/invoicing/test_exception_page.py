@@ -1,5 +1,7 @@
 """bob decides carol's invoice exception on the same approval page as any approval, the variance
 in plain words in his language; accounts payable's list shows it too (DESIGN §16)."""
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -66,7 +68,17 @@ def test_accounts_payable_sees_the_exception_in_words(demo, exception):
 def test_why_it_came_to_him_speaks_of_the_invoices_variance_not_of_a_purchase(demo, exception, language, why,
                                                                               purchase_words):
     body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
-    about = body.split('id="about"')[1].split("</section>")[0]
+    about = re.sub(r"<[^>]+>", "", body.split('id="about"')[1].split("</section>")[0])  # amounts are nowrap spans
 
     assert why in about and purchase_words not in about
     assert ("由部門主管決定這張發票是否過帳" if language == "zh-hant" else "decides whether the invoice is posted") in about
+
+
+@pytest.mark.parametrize("language, changed", [("zh-hant", "與前一版本相比的變更"),
+                                               ("en", "Changed since the previous version")])
+def test_an_exception_is_not_compared_with_the_purchase_it_followed(demo, exception, language, changed):
+    """The purchase's approval came before it on the same task; its total and cost centre are not
+    'changes' of the invoice exception (NT$20,160 → NT$6,720, ENG-01 → —)."""
+    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+
+    assert changed not in body
