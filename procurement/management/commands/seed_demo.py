@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from procurement.celery import app
 from procurement.management.demo_requests import seed_requests
 from procurement.people.language import user_language_remember
 from procurement.models import Department, Membership, PolicyRule, PolicyStep, Quote, Supplier
@@ -217,8 +218,6 @@ class Command(BaseCommand):
         except OSError:
             self.stdout.write(self.style.WARNING(f"skipped  demo requests: no ERP simulator answers at {url}"))
             return
-        from procurement.celery import app
-
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True
         try:
