@@ -7,6 +7,7 @@ from django.urls import reverse
 from procurement.models.invoicing import SupplierInvoice
 from procurement.invoicing.po import purchase_order_of
 from tests.procurement.invoicing.support import ordered
+from tests.procurement.page_text import page
 from tests.procurement.invoicing.test_einvoice_qr import left_text, photo_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,3 +104,11 @@ def test_a_bad_qr_text_is_a_field_error_on_the_full_page(demo, task):
                                                    {"qr": "not a code", "fill": "1"})
     assert answer.status_code == 400 and "<html" in answer.content.decode()
     assert "is not the text of an e-invoice" in answer.content.decode()
+
+
+def test_the_entry_page_names_the_po_lines_in_her_language(demo, task):
+    """「1. 螢幕」 on carol's zh-Hant page, "1. Monitor" on an English one, as on the approval page."""
+    url = reverse("invoice-new", args=[task.pk])
+    chinese = page(demo["carol"], url, HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert "1. 螢幕" in chinese and "Monitor" not in chinese
+    assert "1. Monitor" in page(demo["carol"], url, HTTP_ACCEPT_LANGUAGE="en")
