@@ -84,6 +84,7 @@ OPERATION_LABELS = {
     erp.ISSUE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order"),
     erp.POST_GOODS_RECEIPT: pgettext_lazy("ERP operation", "Goods receipt"),
     erp.CLOSE_PURCHASE_ORDER: pgettext_lazy("ERP operation", "Purchase order closed short"),
+    erp.POST_SUPPLIER_INVOICE: pgettext_lazy("ERP operation", "Supplier invoice posting"),
 }
 
 # The agent's steps, for the work queue ("the step it stopped at").
@@ -345,7 +346,7 @@ TRANSITION_ROLES = {
 
 # The agent's own names in the event log: the worker's host and pid ("web-1:4242") and the
 # runtime's parts. People see "the agent"; admins see the name under "details".
-RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "escalation", "agent"})
+RUNTIME_ACTORS = frozenset({"runtime", "recovery", "receipts", "expiry", "escalation", "match", "agent"})
 AGENT = pgettext_lazy("event actor", "the agent")
 
 

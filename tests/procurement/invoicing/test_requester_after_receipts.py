@@ -1,0 +1,31 @@
+"""alice's request page once her goods arrived and carol's invoice is posted, in zh-Hant: the ERP's
+operations and the agent's receipts read in words (「供應商發票入帳」, 「採購助理」), with no
+`erp.supplier_invoice.post` or `match` left in English; also after an exception bob approved."""
+import pytest
+from django.urls import reverse
+
+from agentstate.models import Approval
+from procurement.purchase import services
+from tests.procurement.invoicing.support import ordered
+from tests.procurement.invoicing.test_api_match import enter, receive
+from tests.procurement.page_text import english_words, page, state_codes
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hant"}
+
+
+@pytest.mark.parametrize("accepted, rejected", [(3, 0), (2, 1)])
+def test_her_page_after_the_receipt_and_the_posted_invoice_reads_in_chinese(demo, erp, eager, accepted, rejected):
+    task = ordered(demo["alice"], demo["bob"])
+    receive(demo, task, accepted, rejected=rejected, reason="damaged")
+    enter(demo, task)
+    if rejected:  # billed 3 for 2 accepted: bob approves the exception, and the invoice is posted
+        approval = Approval.objects.get(task=task, status="pending")
+        services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                                 state_version=approval.state_version, scope_hash=approval.scope_hash)
+
+    text = page(demo["alice"], reverse("task-page", args=[task.pk]), **ZH)
+
+    assert "供應商發票入帳" in text and "SI-000001" in text
+    people = [demo[name].get_full_name() for name in ("alice", "bob", "carol", "frank")] + ["alice", "new desks", "damaged"]
+    assert english_words(text, people) == [] and state_codes(text) == [], text
