@@ -79,10 +79,14 @@ def test_web_migrates_then_serves_with_gunicorn(services):
     assert "runserver" not in command
 
 
-def test_demo_users_are_seeded_only_when_demo_is_1(services):
+def test_demo_users_and_requests_are_seeded_only_when_demo_is_1_once_the_erp_is_up(services):
+    """With DEMO=1 a try-out shows requests at every stage after the PO, not only the people: they are
+    made through the ERP simulator, so web starts only once that answers its health check."""
     command = " ".join(command_words(services["web"]))
-    assert re.search(r'if \[ "\$\$DEMO" = 1 \]; then python manage.py seed_demo; fi', command)
+    assert re.search(r'if \[ "\$\$DEMO" = 1 \]; then python manage.py seed_demo --requests; fi', command)
+    assert command.index("migrate") < command.index("seed_demo") < command.index("exec gunicorn")
     assert environment(services["web"])["DEMO"] == "${DEMO:-0}"
+    assert services["web"]["depends_on"]["erp"] == {"condition": "service_healthy"}
 
 
 def test_the_image_serves_with_gunicorn_and_runtime_packages_only(dockerfile):
