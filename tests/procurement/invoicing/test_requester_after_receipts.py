@@ -2,6 +2,7 @@
 operations and the agent's receipts read in words (「供應商發票入帳」, 「採購助理」), with no
 `erp.supplier_invoice.post` or `match` left in English; also after an exception bob approved."""
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from agentstate.models import Approval
@@ -29,3 +30,9 @@ def test_her_page_after_the_receipt_and_the_posted_invoice_reads_in_chinese(demo
     assert "供應商發票入帳" in text and "SI-000001" in text
     people = [demo[name].get_full_name() for name in ("alice", "bob", "carol", "frank")] + ["alice", "new desks", "damaged"]
     assert english_words(text, people) == [] and state_codes(text) == [], text
+    # Her approval history tells the invoice exception's decision from the purchase's.
+    client = Client(**ZH)
+    client.force_login(demo["alice"])
+    history = client.get(reverse("task-page", args=[task.pk])).content.decode().split("簽核紀錄</h2>")[1].split("</ul>")[0]
+    assert history.count("已核准") == 1 + bool(rejected)
+    assert history.count('<span class="approval-kind">發票異常</span>') == bool(rejected), history
