@@ -17,7 +17,7 @@ from procurement.words.arrivals import say
 # -- phrase tables -----------------------------------------------------------------------------
 RETURN = Phrases(en=("return", "returning", "send back", "sending back", "take back", "ship back"),
                  zh=("退貨", "退回", "退掉", "退還", "要退", "想退"),
-                 patterns=(rf"退\s*\d+\s*{MEASURE}", r"\b(?:send|ship|take)\s+(?:\S+\s+){0,3}back\b"))
+                 patterns=(rf"退\s*\d+\s*{MEASURE}", r"\b(?:send|sending|ship|shipping|take|taking)\s+(?:\S+\s+){0,3}back\b"))
 # Her request sent back to her by an approver, not goods going back to the supplier.
 NOT_GOODS = Phrases(en=("was returned", "got returned", "been returned", "returned to me", "sent back to me"),
                     zh=("被退回", "被退", "退件", "駁回"))
@@ -26,7 +26,7 @@ REASONS = {  # why the goods go back; none of these: other
                            "defective", "faulty", "dead", "not working", "doesn't work", "does not work"),
                        zh=("刮傷", "刮痕", "壞", "破", "裂", "損", "瑕疵", "凹", "故障", "不能用", "不會動")),
     "wrong_item": Phrases(en=("wrong item", "wrong", "wrong size", "wrong model", "not what we ordered",
-                              "not what i ordered", "doesn't fit", "does not fit"),
+                              "not what i ordered", "doesn't fit", "does not fit", "don't fit", "do not fit"),
                           zh=("尺寸不對", "規格不對", "型號不對", "顏色不對", "不對", "送錯", "寄錯", "錯的", "錯貨", "不符")),
 }
 COUNT = re.compile(rf"(?<![A-Za-z0-9-])(\d+)\s*{MEASURE}?|\b(one|two|three|four|five|six|seven|eight|nine|ten|an?)\b",
