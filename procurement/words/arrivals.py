@@ -10,8 +10,8 @@ PHRASES = {
     "line_returned": {"en": "{item}: {returned} returned ({reason})", "zh": "{item}：退貨 {returned}（{reason}）"},
     "recorded_return": {"en": "Return recorded for {number}: {lines}. It now stands: {standing}.",
                         "zh": "已為 {number} 記錄退貨：{lines}。目前：{standing}。"},
-    "over_return": {"en": "Only {received} {item} accepted on {number} (net of earlier returns), so at most "
-                          "{received} can be returned, not {returned}. Nothing was recorded.",
+    "over_return": {"en": "{item} on {number}: {received} accepted (net of earlier returns), so at most {received} "
+                          "can be returned, not {returned}. Nothing was recorded.",
                     "zh": "{number} 的{item}目前淨允收 {received}（已扣除先前退貨），最多只能退 {received}，"
                           "無法退 {returned}。沒有記錄任何退貨。"},
     "which_return": {"en": "Which request is the return for?\n{options}\nReply with its number.",
@@ -19,6 +19,7 @@ PHRASES = {
     "which_line_return": {"en": "Which item goes back? ({lines})", "zh": "要退哪一項？（{lines}）"},
     "recorded": {"en": "Recorded for {number}: {lines}. It now stands: {standing}.",
                  "zh": "已為 {number} 記錄驗收：{lines}。目前：{standing}。"},
+    "kept_return": {"en": "All right, no return was recorded.", "zh": "好的，沒有記錄任何退貨。"},
     "kept": {"en": "All right, nothing was recorded.", "zh": "好的，沒有記錄任何驗收。"},
     "over": {"en": "Only {open} more {item} can be recorded on {number}: {ordered} ordered, {received} already "
                    "received. Nothing was recorded.",
