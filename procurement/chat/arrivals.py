@@ -175,4 +175,6 @@ class ArrivalHandlers:
         return Proposal("", ReceiveGoods(task_id=confirming["task"], lines=confirming["lines"]))
 
     def receipt_kept(self, ctx, heard):
-        return Proposal(say("kept", ctx.lang), NoAction())
+        lines = (ctx.confirming or {}).get("lines") or []
+        returning = bool(lines) and all(line["accepted"] < 0 for line in lines)
+        return Proposal(say("kept_return" if returning else "kept", ctx.lang), NoAction())

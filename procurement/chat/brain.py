@@ -140,7 +140,7 @@ class Status(Action):
 
 RECEIPT_LINE = {"type": "object", "additionalProperties": False, "required": ["line", "accepted"], "properties": {
     "line": {"type": "integer", "minimum": 0, "maximum": 999},
-    "accepted": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
+    "accepted": {"type": "integer", "minimum": -MAX_QUANTITY, "maximum": MAX_QUANTITY},  # negative: a return
     "rejected": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
     "reason": {"enum": ["", "damaged", "wrong_item", "other"]}}}
 
@@ -152,6 +152,7 @@ class ReceiveGoods(Action):
     arrived: int | None = None
     rejected: int = 0
     reason: str = ""
+    returned: int = 0
     lines: tuple = ()
     name = "receive"
     schema = {"type": "object", "additionalProperties": False, "required": ["task_id"], "properties": {
@@ -160,10 +161,13 @@ class ReceiveGoods(Action):
         "arrived": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_QUANTITY},
         "rejected": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
         "reason": {"enum": ["", "damaged", "wrong_item", "other"]},
+        "returned": {"type": "integer", "minimum": 0, "maximum": MAX_QUANTITY},
         "lines": {"type": "array", "items": RECEIPT_LINE, "maxItems": 100}}}
     description = ("Record what arrived on one of her ordered requests: an item (none: every line still open), "
-                   "how many arrived (none: all still open), how many of those are rejected and why; or the PO "
-                   "lines themselves. The requester is shown what will be recorded and says yes first.")
+                   "how many arrived (none: all still open), how many of those are rejected and why; or a return "
+                   "of goods already accepted: the item, how many are returned and why (returned, reason); or the "
+                   "PO lines themselves (a negative accepted quantity is a return). The requester is shown what "
+                   "will be recorded and says yes first.")
 
     def args(self):
         return {**asdict(self), "lines": [dict(line) for line in self.lines]}

@@ -31,6 +31,10 @@ def plan(task: Task, action, view, lang: str, catalogue=()) -> Plan:
     number = name_of(view, lang)
     if action.lines:
         wanted = [dict(line) for line in action.lines]
+    elif action.returned:
+        wanted, refusal = _return_lines(progress, action, lang, catalogue)
+        if refusal:
+            return Plan([], refusal)
     else:
         targets = [line for line in progress.lines if line.open > 0]
         if action.item:
@@ -54,18 +58,42 @@ def plan(task: Task, action, view, lang: str, catalogue=()) -> Plan:
         done = progress.lines[line["line"]] if line["line"] < len(progress.lines) else None
         if done is None:
             return Plan([], say("nothing_open", lang, number=number))
+        if line["accepted"] < 0 and -line["accepted"] > done.received:
+            return Plan([], say("over_return", lang, received=done.received, returned=-line["accepted"],
+                                item=drafts.item_name(done.description, lang), number=number))
         if line["accepted"] > done.open:
             return Plan([], say("over", lang, open=done.open, item=drafts.item_name(done.description, lang),
                                 number=number, ordered=done.ordered, received=done.received))
-        if line["rejected"] and not line["reason"]:
+        if (line["rejected"] or line["accepted"] < 0) and not line["reason"]:
             line["reason"] = "other"
     return Plan([line for line in wanted if line["accepted"] or line["rejected"]])
+
+
+def _return_lines(progress, action, lang: str, catalogue) -> tuple[list, str]:
+    """The one line a return takes back from (the item she named; among several, those accepted)."""
+    named = [line for line in progress.lines if not action.item
+             or match_item(line.description, catalogue) == action.item] or list(progress.lines)
+    named = [line for line in named if line.received > 0] or named
+    if len(named) > 1:
+        lines = drafts.describe_lines([{"description": t.description, "quantity": t.received} for t in named], lang)
+        return [], say("which_line_return", lang, lines=lines)
+    return [{"line": named[0].line, "accepted": -action.returned, "rejected": 0,
+             "reason": action.reason or "other"}], ""
+
+
+def _returning(lines: list) -> bool:
+    return bool(lines) and all(line["accepted"] < 0 for line in lines)
 
 
 def _lines_words(task: Task, lines: list, lang: str) -> str:
     progress = progress_of(task)
     parts = []
     for line in lines:
+        if line["accepted"] < 0:
+            parts.append(say("line_returned", lang, item=drafts.item_name(progress.lines[line["line"]].description,
+                                                                        lang),
+                             returned=-line["accepted"], reason=reason_words(line["reason"], lang)))
+            continue
         text = say("line", lang, item=drafts.item_name(progress.lines[line["line"]].description, lang),
                    accepted=line["accepted"])
         if line["rejected"]:
@@ -75,7 +103,7 @@ def _lines_words(task: Task, lines: list, lang: str) -> str:
 
 
 def preview(task: Task, view, lines: list, lang: str) -> str:
-    return say("preview", lang, number=name_of(view, lang), po=view.po_number or "-",
+    return say("preview_return" if _returning(lines) else "preview", lang, number=name_of(view, lang), po=view.po_number or "-",
                lines=_lines_words(task, lines, lang))
 
 
@@ -86,7 +114,8 @@ def _standing(task: Task, lang: str) -> str:
 
 def recorded(task_id, view, lines: list, lang: str) -> str:
     task = receivable(task_id)
-    return say("recorded", lang, number=name_of(view, lang), lines=_lines_words(task, lines, lang),
+    return say("recorded_return" if _returning(lines) else "recorded", lang, number=name_of(view, lang),
+               lines=_lines_words(task, lines, lang),
                standing=_standing(task, lang))
 
 

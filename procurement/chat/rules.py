@@ -15,6 +15,7 @@ from procurement.chat.phrasebook import Phrases
 from procurement.chat.brain import (Amend, Ask, Attach, Cancel, Context, NoAction, Proposal, ProposeMemory, Status, Submit,
                     TaskView, UpdateDraft)
 from procurement.chat.arrivals import ArrivalHandlers
+from procurement.chat.returns import ReturnHandlers
 from procurement.chat.dates import day_words
 from procurement.chat.draft import catalogue_words, department_name, describe_lines, item_name, justification_submitted, money, reason_words
 from procurement.chat.hearing import Heard, decide
@@ -39,7 +40,7 @@ NAMED_CANCEL = re.compile(
 JUSTIFY_WORD = Phrases(en=("justification", "reason", "purpose", "because"), zh=("用途", "因為", "理由"))
 
 
-class RuleBrain(ArrivalHandlers):
+class RuleBrain(ArrivalHandlers, ReturnHandlers):
     name = "rules"
 
     def propose(self, ctx: Context) -> Proposal:
@@ -69,6 +70,7 @@ class RuleBrain(ArrivalHandlers):
             "open_question": lambda: is_open_question(message),
             "fields": lambda: heard.found.any(),
             **self.arrival_readers(heard),
+            **self.return_readers(heard),
         }
         return readers[intent]()
 

@@ -5,8 +5,21 @@ PHRASES = {
                 "zh": "我會為 {number}（{po}）記錄驗收：{lines}。要記錄嗎？（好／不要）"},
     "line": {"en": "{item}: {accepted} accepted", "zh": "{item}：允收 {accepted}"},
     "line_rejected": {"en": ", {rejected} rejected ({reason})", "zh": "、拒收 {rejected}（{reason}）"},
+    "preview_return": {"en": "I will record a return for {number} ({po}): {lines}. Shall I record it? (yes / no)",
+                       "zh": "我會為 {number}（{po}）記錄退貨：{lines}。要記錄嗎？（好／不要）"},
+    "line_returned": {"en": "{item}: {returned} returned ({reason})", "zh": "{item}：退貨 {returned}（{reason}）"},
+    "recorded_return": {"en": "Return recorded for {number}: {lines}. It now stands: {standing}.",
+                        "zh": "已為 {number} 記錄退貨：{lines}。目前：{standing}。"},
+    "over_return": {"en": "{item} on {number}: {received} accepted (net of earlier returns), so at most {received} "
+                          "can be returned, not {returned}. Nothing was recorded.",
+                    "zh": "{number} 的{item}目前淨允收 {received}（已扣除先前退貨），最多只能退 {received}，"
+                          "無法退 {returned}。沒有記錄任何退貨。"},
+    "which_return": {"en": "Which request is the return for?\n{options}\nReply with its number.",
+                     "zh": "是哪一張請購要退貨？\n{options}\n請回覆編號。"},
+    "which_line_return": {"en": "Which item goes back? ({lines})", "zh": "要退哪一項？（{lines}）"},
     "recorded": {"en": "Recorded for {number}: {lines}. It now stands: {standing}.",
                  "zh": "已為 {number} 記錄驗收：{lines}。目前：{standing}。"},
+    "kept_return": {"en": "All right, no return was recorded.", "zh": "好的，沒有記錄任何退貨。"},
     "kept": {"en": "All right, nothing was recorded.", "zh": "好的，沒有記錄任何驗收。"},
     "over": {"en": "Only {open} more {item} can be recorded on {number}: {ordered} ordered, {received} already "
                    "received. Nothing was recorded.",

@@ -3,6 +3,7 @@ import pytest
 
 from procurement.chat.brain import Proposal, ReceiveGoods
 from procurement.models.receiving import GoodsReceipt
+from procurement.receiving.services import goods_receipt_record
 from tests.procurement.chat.support import ScriptedBrain, no_memory_store, open_session, talk  # noqa: F401
 from tests.procurement.receiving.support import ordered
 
@@ -27,3 +28,24 @@ def test_a_models_receipt_is_shown_and_recorded_only_on_her_own_yes(demo, erp, e
     done = talk(session, alice, "yes", brain=model())
     assert done.action == "receive"
     assert list(GoodsReceipt.objects.get().lines.values_list("accepted", "rejected")) == [(3, 0)]
+
+
+def test_a_models_return_is_shown_and_recorded_only_on_her_own_yes(demo, erp, eager):
+    task = ordered(demo)
+    alice, session = demo["alice"], open_session(demo["alice"])
+    goods_receipt_record(task_id=task.pk, user=alice, lines=[{"line": 0, "accepted": 3}])
+
+    def model():
+        return ScriptedBrain([Proposal(reply="", action=ReceiveGoods(task_id=str(task.pk), returned=1,
+                                                                    reason="damaged"), brain="llm")])
+
+    shown = talk(session, alice, "she already agreed to send one back", brain=model())
+    assert shown.action == "none" and shown.turn.data["expects"] == "confirm_receipt"
+    assert "1 returned (damaged)" in shown.reply
+    talk(session, alice, "let me look at it again", brain=model())
+    assert GoodsReceipt.objects.count() == 1
+
+    done = talk(session, alice, "yes", brain=model())
+    assert done.action == "receive" and "Return recorded" in done.reply
+    assert list(GoodsReceipt.objects.order_by("created_at").last().lines.values_list("accepted", "reason")) == [
+        (-1, "damaged")]
