@@ -11,6 +11,7 @@ from procurement import workflow
 from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
 from procurement.chat.brain import Ask, NoAction, Proposal, ReceiveGoods, Status
+from procurement.chat.receive import returning
 from procurement.chat.status import one_line
 from procurement.words.arrivals import say
 
@@ -122,6 +123,16 @@ def _previous_message(ctx) -> str:
     return next((text for role, text in reversed(ctx.turns) if role == "user"), "")
 
 
+# Her answer to "which request?": its number in the list she was shown.
+PICK = re.compile(r"\s*(?:no\.?\s*|#|第)?(\d+)\s*(?:個|張|筆|one)?\s*")
+
+
+def picked(ctx, views: list):
+    """The view she picked by its number in the list, or None."""
+    number = PICK.fullmatch(ctx.message)
+    return views[int(number.group(1)) - 1] if number and 1 <= int(number.group(1)) <= len(views) else None
+
+
 class ArrivalHandlers:
     """The rule brain's handlers for deliveries (mixed into RuleBrain)."""
 
@@ -157,13 +168,11 @@ class ArrivalHandlers:
 
     def receipt_picked(self, ctx, heard):
         previous = lexicon.traditional(_previous_message(ctx))
-        if said(previous, ctx.catalogue) is None:
+        found = said(previous, ctx.catalogue)
+        if found is None:
             return None
-        views = _narrowed(ctx, _ordered(ctx), previous)
-        number = re.fullmatch(r"\s*(?:no\.?\s*|#|第)?(\d+)\s*(?:個|張|筆|one)?\s*", ctx.message)
-        if number and 1 <= int(number.group(1)) <= len(views):
-            view = views[int(number.group(1)) - 1]
-            found = said(previous, ctx.catalogue)
+        view = picked(ctx, _narrowed(ctx, _ordered(ctx), previous))
+        if view is not None:
             return Proposal("", ReceiveGoods(task_id=view.id, item=found.item, arrived=found.arrived,
                                              rejected=found.rejected, reason=found.reason))
         return self.arrival_said(ctx, heard, text=f"{ctx.message} {previous}")
@@ -175,6 +184,5 @@ class ArrivalHandlers:
         return Proposal("", ReceiveGoods(task_id=confirming["task"], lines=confirming["lines"]))
 
     def receipt_kept(self, ctx, heard):
-        lines = (ctx.confirming or {}).get("lines") or []
-        returning = bool(lines) and all(line["accepted"] < 0 for line in lines)
-        return Proposal(say("kept_return" if returning else "kept", ctx.lang), NoAction())
+        kept = "kept_return" if returning((ctx.confirming or {}).get("lines") or []) else "kept"
+        return Proposal(say(kept, ctx.lang), NoAction())

@@ -81,7 +81,8 @@ def _return_lines(progress, action, lang: str, catalogue) -> tuple[list, str]:
              "reason": action.reason or "other"}], ""
 
 
-def _returning(lines: list) -> bool:
+def returning(lines: list) -> bool:
+    """Every line takes accepted goods back: the lines are a return (退貨)."""
     return bool(lines) and all(line["accepted"] < 0 for line in lines)
 
 
@@ -103,7 +104,7 @@ def _lines_words(task: Task, lines: list, lang: str) -> str:
 
 
 def preview(task: Task, view, lines: list, lang: str) -> str:
-    return say("preview_return" if _returning(lines) else "preview", lang, number=name_of(view, lang), po=view.po_number or "-",
+    return say("preview_return" if returning(lines) else "preview", lang, number=name_of(view, lang), po=view.po_number or "-",
                lines=_lines_words(task, lines, lang))
 
 
@@ -114,7 +115,7 @@ def _standing(task: Task, lang: str) -> str:
 
 def recorded(task_id, view, lines: list, lang: str) -> str:
     task = receivable(task_id)
-    return say("recorded_return" if _returning(lines) else "recorded", lang, number=name_of(view, lang),
+    return say("recorded_return" if returning(lines) else "recorded", lang, number=name_of(view, lang),
                lines=_lines_words(task, lines, lang),
                standing=_standing(task, lang))
 

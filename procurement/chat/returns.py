@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from procurement.chat.normalise import normalise
-from procurement.chat.arrivals import ASKED, MEASURE, REF, WORD_NUMBERS, _any, _narrowed, _ordered, _previous_message
+from procurement.chat.arrivals import ASKED, MEASURE, REF, WORD_NUMBERS, _any, _narrowed, _ordered, _previous_message, picked
 from procurement.chat.brain import Ask, Proposal, ReceiveGoods
 from procurement.chat.phrasebook import Phrases
 from procurement.chat.status import one_line
@@ -83,8 +83,7 @@ class ReturnHandlers:
         found = returned(previous, ctx.catalogue)
         if found is None:
             return None
-        views = _narrowed(ctx, _ordered(ctx), previous)
-        number = re.fullmatch(r"\s*(?:no\.?\s*|#|第)?(\d+)\s*(?:個|張|筆|one)?\s*", ctx.message)
-        if number and 1 <= int(number.group(1)) <= len(views):
-            return Proposal("", _action(views[int(number.group(1)) - 1], found))
+        view = picked(ctx, _narrowed(ctx, _ordered(ctx), previous))
+        if view is not None:
+            return Proposal("", _action(view, found))
         return self.return_said(ctx, heard, text=f"{ctx.message} {previous}")
