@@ -1,8 +1,12 @@
-"""A request whose PO is out, and an invoice body that matches it."""
+"""A request whose PO is out, an invoice body that matches it, and the API calls the invoicing
+tests make: receiving goods, entering an invoice, reading it, reading and deciding its approval."""
 from agentstate.models import Approval, Task
 from procurement.purchase import services
 from procurement.invoicing.po import purchase_order_of
 from procurement.purchase.tax import totals
+from tests.procurement.receiving.support import client_for, receipts_url
+
+URL = "/api/v1/invoices/"
 
 
 def ordered(requester, approver, lines=({"description": "Monitor", "quantity": 3},), department="ENG") -> Task:
@@ -24,3 +28,31 @@ def invoice_body(task, number="AB12345678", **overrides) -> dict:
             "lines": [{"line": n, "quantity": line.quantity, "unit_price": str(line.unit_price)}
                       for n, line in enumerate(po.lines)],
             "subtotal": str(subtotal), "tax": str(tax), "total": str(total)} | overrides
+
+
+def receive(demo, task, accepted, rejected=0, reason=""):
+    line = {"line": 0, "accepted": accepted} | ({"rejected": rejected, "reason": reason} if rejected else {})
+    answer = client_for(demo["alice"]).post(receipts_url(task), {"lines": [line]}, format="json")
+    assert answer.status_code == 201, answer.json()
+
+
+def enter(demo, task, **overrides) -> dict:
+    answer = client_for(demo["carol"]).post(URL, invoice_body(task, **overrides), format="json")
+    assert answer.status_code == 201, answer.json()
+    return answer.json()
+
+
+def read(demo, body) -> dict:
+    return client_for(demo["carol"]).get(URL + body["id"] + "/").json()
+
+
+def approval_of(demo, body, user="bob") -> dict:
+    answer = client_for(demo[user]).get(f"/api/v1/approvals/{body['approval']}/")
+    assert answer.status_code == 200, answer.json()
+    return answer.json()
+
+
+def decide(demo, approval, decision, user="bob", comment=""):
+    return client_for(demo[user]).post(f"/api/v1/approvals/{approval['id']}/decision/", {
+        "decision": decision, "state_version": approval["state_version"], "scope_hash": approval["scope_hash"],
+        "comment": comment}, format="json")

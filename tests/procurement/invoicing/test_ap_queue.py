@@ -14,7 +14,7 @@ from agentstate.models import Receipt
 from procurement.infra import erp as erp_client
 from procurement.models.invoicing import SupplierInvoice
 from tests.procurement.invoicing.support import ordered
-from tests.procurement.invoicing.test_api_match import enter, receive
+from tests.procurement.invoicing.support import enter, receive
 from tests.procurement.invoicing.test_invoice_pages import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,32 +6,14 @@ import pytest
 
 from agentstate.models import Receipt
 from procurement.infra import erp as erp_client
-from tests.procurement.invoicing.support import invoice_body, ordered
-from tests.procurement.receiving.support import client_for, receipts_url
+from tests.procurement.invoicing.support import approval_of, decide, enter, ordered, read, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
-URL = "/api/v1/invoices/"
 
 
 @pytest.fixture
 def task(demo, erp, eager):
     return ordered(demo["alice"], demo["bob"])
-
-
-def receive(demo, task, accepted, rejected=0, reason=""):
-    line = {"line": 0, "accepted": accepted} | ({"rejected": rejected, "reason": reason} if rejected else {})
-    answer = client_for(demo["alice"]).post(receipts_url(task), {"lines": [line]}, format="json")
-    assert answer.status_code == 201, answer.json()
-
-
-def enter(demo, task, **overrides) -> dict:
-    answer = client_for(demo["carol"]).post(URL, invoice_body(task, **overrides), format="json")
-    assert answer.status_code == 201, answer.json()
-    return answer.json()
-
-
-def read(demo, body) -> dict:
-    return client_for(demo["carol"]).get(URL + body["id"] + "/").json()
 
 
 def erp_invoices(erp) -> list[dict]:
@@ -98,18 +80,6 @@ def test_a_price_above_the_po_beyond_tolerance_is_a_price_variance(demo, task, e
     assert [(v["kind"], v["expected"], v["actual"]) for v in body["exceptions"]] == [
         ("price_variance", "6400.00", "6500.00")]
     assert erp_invoices(erp) == []
-
-
-def approval_of(demo, body, user="bob") -> dict:
-    answer = client_for(demo[user]).get(f"/api/v1/approvals/{body['approval']}/")
-    assert answer.status_code == 200, answer.json()
-    return answer.json()
-
-
-def decide(demo, approval, decision, user="bob", comment=""):
-    return client_for(demo[user]).post(f"/api/v1/approvals/{approval['id']}/decision/", {
-        "decision": decision, "state_version": approval["state_version"], "scope_hash": approval["scope_hash"],
-        "comment": comment}, format="json")
 
 
 def test_an_exception_goes_to_the_manager_in_plain_words_and_approving_posts_it_once_with_the_variance(demo, task,

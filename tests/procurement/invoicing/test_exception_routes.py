@@ -4,44 +4,14 @@ dead-ends as `exception` with no approval."""
 import pytest
 
 from procurement.models import Membership
-from tests.procurement.invoicing.support import invoice_body, ordered
-from tests.procurement.receiving.support import client_for, receipts_url
+from tests.procurement.invoicing.support import approval_of, decide, enter, invoice_body, ordered, read, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
-URL = "/api/v1/invoices/"
 
 
 @pytest.fixture
 def task(demo, erp, eager):
     return ordered(demo["alice"], demo["bob"])
-
-
-def receive(demo, task, accepted, rejected=1):
-    line = {"line": 0, "accepted": accepted, "rejected": rejected, "reason": "damaged"}
-    answer = client_for(demo["alice"]).post(receipts_url(task), {"lines": [line]}, format="json")
-    assert answer.status_code == 201, answer.json()
-
-
-def enter(demo, task, **overrides) -> dict:
-    answer = client_for(demo["carol"]).post(URL, invoice_body(task, **overrides), format="json")
-    assert answer.status_code == 201, answer.json()
-    return answer.json()
-
-
-def approval(demo, body, user) -> dict:
-    answer = client_for(demo[user]).get(f"/api/v1/approvals/{body['approval']}/")
-    assert answer.status_code == 200, answer.json()
-    return answer.json()
-
-
-def decide(demo, approval, user):
-    return client_for(demo[user]).post(f"/api/v1/approvals/{approval['id']}/decision/", {
-        "decision": "approve", "state_version": approval["state_version"], "scope_hash": approval["scope_hash"],
-        "comment": ""}, format="json")
-
-
-def read(demo, body) -> dict:
-    return client_for(demo["carol"]).get(URL + body["id"] + "/").json()
 
 
 def over_billed(demo, task, number="AB00000001") -> dict:
@@ -53,22 +23,22 @@ def over_billed(demo, task, number="AB00000001") -> dict:
 def test_an_exception_no_rule_routes_goes_to_the_named_fallback_who_can_approve_it(demo, task, settings, fallback,
                                                                                   decider):
     settings.INVOICE_EXCEPTION_FALLBACK = fallback
-    receive(demo, task, 2)
+    receive(demo, task, 2, rejected=1, reason="damaged")
     # Nobody holds a deciding role any more: no policy rule finds anyone for the variance.
     Membership.objects.filter(role__in=["manager", "director"]).delete()
 
     body = over_billed(demo, task)
 
     assert body["status"] == "exception" and body["approval"], body
-    waiting = approval(demo, body, decider)
+    waiting = approval_of(demo, body, decider)
     assert waiting["rule"]["rule"] == "fallback" and waiting["rule"]["usernames"] == [decider]
-    assert decide(demo, waiting, decider).status_code == 200
+    assert decide(demo, waiting, "approve", user=decider).status_code == 200
     assert read(demo, body)["status"] == "posted"
 
 
 
 def test_a_second_exception_on_the_same_po_gets_its_own_approval_once_the_first_is_decided(demo, task):
-    receive(demo, task, 2)
+    receive(demo, task, 2, rejected=1, reason="damaged")
     po_line = invoice_body(task)["lines"][0]
     first = over_billed(demo, task)
     # One monitor at NT$6,500 against the PO's NT$6,400: a price exception on a second invoice.
@@ -77,10 +47,10 @@ def test_a_second_exception_on_the_same_po_gets_its_own_approval_once_the_first_
     assert first["status"] == second["status"] == "exception"
     assert first["approval"] and not second["approval"]  # the engine holds one pending approval per task
 
-    assert decide(demo, approval(demo, first, "bob"), "bob").status_code == 200
+    assert decide(demo, approval_of(demo, first), "approve").status_code == 200
 
     second = read(demo, second)
     assert second["approval"] and second["approval"] != first["approval"]
-    answer = decide(demo, approval(demo, second, "bob"), "bob")
+    answer = decide(demo, approval_of(demo, second), "approve")
     assert answer.status_code == 200, answer.json()
     assert read(demo, first)["status"] == "posted" and read(demo, second)["status"] == "posted"

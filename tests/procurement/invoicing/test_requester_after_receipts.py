@@ -8,7 +8,7 @@ from django.urls import reverse
 from agentstate.models import Approval
 from procurement.purchase import services
 from tests.procurement.invoicing.support import ordered
-from tests.procurement.invoicing.test_api_match import enter, receive
+from tests.procurement.invoicing.support import enter, receive
 from tests.procurement.page_text import english_words, page, state_codes
 
 pytestmark = pytest.mark.django_db(transaction=True)
