@@ -5,6 +5,7 @@ every goods receipt's ERP posting confirmed. The move goes through the engine (`
 checked after each thing that can finish a request: an invoice posted, goods received (invoices
 matched again), a goods receipt's posting confirmed."""
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 
 from agentstate.actors import Actor
 from agentstate.machine import fire
@@ -13,7 +14,7 @@ from agentstate.models import Receipt, Task
 from procurement import workflow
 from procurement.infra import erp, queueing
 from procurement.models.invoicing import SupplierInvoice
-from procurement.purchase.progress import progress_of
+from procurement.purchase.progress import PROGRESS_READS, Progress, progress_of
 
 Status = SupplierInvoice.Status
 OPEN_INVOICE = (Status.WAITING_RECEIPT, Status.MATCHED, Status.EXCEPTION)
@@ -21,21 +22,20 @@ OPEN_INVOICE = (Status.WAITING_RECEIPT, Status.MATCHED, Status.EXCEPTION)
 UNSETTLED = (Receipt.Status.PLANNED, Receipt.Status.SENT, Receipt.Status.UNKNOWN)
 
 
-def _done(task: Task) -> bool:
+def _done(task: Task) -> Progress | None:
+    """The task's progress if nothing is left open on it, else None."""
+    prefetch_related_objects([task], *PROGRESS_READS)
     progress = progress_of(task)
     if not progress.lines or any(line.received < line.ordered for line in progress.lines):
-        return False
-    invoices = list(task.supplier_invoices.all())
-    if any(invoice.status in OPEN_INVOICE for invoice in invoices):
-        return False
-    posted: dict[int, int] = {}
-    for invoice in invoices:
-        if invoice.status == Status.POSTED:
-            for row in invoice.lines.all():
-                posted[row.line] = posted.get(row.line, 0) + row.quantity
-    if any(posted.get(line.line, 0) < line.ordered for line in progress.lines):
-        return False
-    return not task.receipts.filter(operation=erp.POST_GOODS_RECEIPT, status__in=UNSETTLED).exists()
+        return None
+    if any(invoice.status in OPEN_INVOICE for invoice in task.supplier_invoices.all()):
+        return None
+    # With none matched and still to post, what progress counts as invoiced is what was posted.
+    if any(line.invoiced < line.ordered for line in progress.lines):
+        return None
+    if task.receipts.filter(operation=erp.POST_GOODS_RECEIPT, status__in=UNSETTLED).exists():
+        return None
+    return progress
 
 
 def task_complete_if_done(task_id) -> Task | None:
@@ -44,9 +44,9 @@ def task_complete_if_done(task_id) -> Task | None:
     with transaction.atomic():
         task = (Task.objects.select_for_update(no_key=True).filter(pk=task_id, state=workflow.CONFIRMED)
                 .first())
-        if task is None or not _done(task):
+        progress = _done(task) if task is not None else None
+        if progress is None:
             return None
-        progress = progress_of(task)
         moved = fire(task.pk, "complete", actor=Actor.runtime("match"), expected_version=task.version,
                      event_data={"lines": {str(line.line): line.ordered for line in progress.lines}})
         queueing.notify_on_commit(task.pk)
