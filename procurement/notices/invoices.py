@@ -45,16 +45,17 @@ def _key(invoice: SupplierInvoice) -> str:
 def _tell(invoices) -> int:
     invoices = list(invoices.select_related("task__initiator", "supplier"))
     done = set(NoticeSource.objects.filter(key__in=[_key(i) for i in invoices]).values_list("key", flat=True))
-    return sum(_handle(_key(i), None, lambda i=i: _deliveries(i)) for i in invoices if _key(i) not in done)
+    due = [i for i in invoices if _key(i) not in done]
+    people = accounts_payable() if due else []  # read once for all the invoices to tell of
+    languages = languages_of(people) if people else {}
+    return sum(_handle(_key(i), None, lambda i=i: _deliveries(i, people, languages)) for i in due)
 
 
-def _deliveries(invoice: SupplierInvoice) -> list[Delivery]:
-    people = accounts_payable()
+def _deliveries(invoice: SupplierInvoice, people: list, languages: dict) -> list[Delivery]:
     if not people:
         return []
     kind, task = KINDS[invoice.status], invoice.task
     context = request_facts(task) | {"invoice": invoice.number, "invoice_total": invoice.total,
                                      "seller": invoice.supplier.name, "standing": _standing_lazy(task)}
     link = absolute(reverse("invoices"))
-    languages = languages_of(people)
     return [Delivery(kind, task, _key(invoice), languages[user.pk], link, context, user=user) for user in people]
