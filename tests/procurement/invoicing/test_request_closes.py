@@ -100,3 +100,23 @@ def test_a_goods_receipt_whose_answer_was_lost_closes_the_request_once_recovery_
     assert len(erp.goods_receipts()) == 1, "found by its key, never posted twice"
     recovery_pass(receipt_grace_seconds=0)
     assert events(task).count("complete") == 1 and len(erp.goods_receipts()) == 1
+
+
+def test_an_invoice_posting_whose_answer_was_lost_is_posted_and_closes_the_request_once_recovery_settles_it(
+        demo, erp, task):
+    receive(demo, task, 3)
+    erp.fault(mode="drop", path="/supplier-invoices", method="POST", times=1)
+    erp.fault(mode="error", path="/supplier-invoices", method="GET", times=1)
+    body = enter(demo, task)
+    posting = Receipt.objects.get(task=task, operation="erp.supplier_invoice.post")
+    assert posting.status == "unknown" and body["status"] == "matched"
+    assert state_of(task) == "externally_confirmed"
+
+    recovery_pass(receipt_grace_seconds=0)
+
+    assert Receipt.objects.get(pk=posting.pk).status == "confirmed"
+    invoice = client_for(demo["carol"]).get(f"{URL}{body['id']}/").json()
+    assert invoice["status"] == "posted"
+    assert state_of(task) == "closed" and events(task).count("complete") == 1
+    recovery_pass(receipt_grace_seconds=0)
+    assert events(task).count("complete") == 1
