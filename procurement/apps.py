@@ -14,6 +14,7 @@ class ProcurementConfig(AppConfig):
         from procurement.words import people
         from procurement import selectors, signals, tasks, words, workflow
         from procurement.purchase import steps
+        from procurement.invoicing import services as invoicing_services
         from procurement.history.timetravel import PurchaseHooks
         from procurement.policy import deciding
         from procurement.notices.derive import notices_for_task
@@ -26,7 +27,7 @@ class ProcurementConfig(AppConfig):
         register(workflow.build_kind(
             on_runnable=queueing.advance_now,
             client_for=lambda operation: steps.client(),
-            on_receipt_resolved=steps.receipt_resolved,
+            on_receipt_resolved=invoicing_services.receipt_resolved,
             compensations=frozenset({erp.CANCEL_REQUISITION}),
             may_view=selectors.may_view,
             may_decide=selectors.may_decide,

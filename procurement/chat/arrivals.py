@@ -11,6 +11,8 @@ from procurement import workflow
 from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
 from procurement.chat.brain import Ask, NoAction, Proposal, ReceiveGoods, Status
+from procurement.chat.deliveries import (ASKED, MEASURE, REF, WORD_NUMBERS, narrowed, ordered, picked,
+                                         previous_message, says_any)
 from procurement.chat.receive import returning
 from procurement.chat.status import one_line
 from procurement.words.arrivals import say
@@ -18,8 +20,8 @@ from procurement.words.arrivals import say
 # -- phrase tables: (words, what they mean) ----------------------------------------------------
 ARRIVED = (r"到了", r"到貨了?", r"收到了?", r"來了", r"送到了?", r"送來了?", r"送達", r"到齊", r"已到",
            r"\barrived\b", r"\bcame\b", r"\bcome in\b", r"\bshowed up\b", r"\bturned up\b", r"\bgot here\b",
-           r"\breceived\b", r"\bdelivered\b", r"\bhas come\b", r"\bhave come\b")
-ASKED = (r"嗎\s*$", r"沒\s*[?？]?\s*$", r"了沒", r"[?？]\s*$", r"^\s*(?:has|have|did|is|are|was|were)\b", r"\byet\b")
+           r"\breceived\b", r"\bdelivered\b", r"\bhas come\b", r"\bhave come\b",
+           r"\bgot\s+(?:only\s+|just\s+)?\d+\b")  # "got 2, one is scratched"; never "got it" or "got a question"
 ARRIVE_ASKED = (r"到(?:了)?(?:嗎|沒)", r"\barrive\b", r"\b(?:did|has|have)\s+(?:it|they|the \w+|my \w+|\w+)\s+come\b", r"\bbeen delivered\b", r"\bget here\b")
 FUTURE = (r"什麼時候", r"何時", r"會到", r"\bwhen\b", r"\bwill\b", r"\bexpected\b", r"明天", r"下週")
 INVOICE = (r"發票", r"\binvoices?\b", r"\bbilled\b", r"\bbill\b")
@@ -29,16 +31,8 @@ REJECTED = {  # why a part of the delivery is not accepted
                 r"\bdefective\b", r"\bfaulty\b", r"\bdead\b"),
     "wrong_item": (r"送錯", r"寄錯", r"錯的", r"錯貨", r"型號不對", r"\bwrong\b", r"\bnot what we ordered\b"),
 }
-WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                "nine": 9, "ten": 10, "a": 1, "an": 1}
 NUMBER = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
-MEASURE = r"[台臺個張支部組套把顆件位份本條箱盒隻]"
-REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
 OF = re.compile(rf"\b{NUMBER}\s+(?:out\s+)?of\s+(?:the\s+)?{NUMBER}\b", re.IGNORECASE)
-
-
-def _any(patterns, text: str) -> bool:
-    return any(re.search(p, text, re.IGNORECASE) for p in patterns)
 
 
 def _int(token: str) -> int:
@@ -58,17 +52,17 @@ class Said:
 def asked(text: str) -> str:
     """"arrival" or "invoice" for a question about them, "" otherwise ("when will it arrive?"
     is about the future: the records cannot say)."""
-    if _any(FUTURE, text) or not _any(ASKED, text):
+    if says_any(FUTURE, text) or not says_any(ASKED, text):
         return ""
-    if _any(INVOICE, text):
+    if says_any(INVOICE, text):
         return "invoice"
-    return "arrival" if _any(ARRIVED, text) or _any(ARRIVE_ASKED, text) else ""
+    return "arrival" if says_any(ARRIVED, text) or says_any(ARRIVE_ASKED, text) else ""
 
 
 def said(text: str, catalogue=()) -> Said | None:
     """What arrived, or None if the message says nothing arrived (or asks, or files a request)."""
-    if not _any(ARRIVED, text) or asked(text) or _any(FUTURE, text) or lexicon.REQUEST_VERB.search(text) \
-            or _any(INVOICE, text):
+    if not says_any(ARRIVED, text) or asked(text) or says_any(FUTURE, text) or lexicon.REQUEST_VERB.search(text) \
+            or says_any(INVOICE, text):
         return None
     plain = REF.sub(" ", text)
     rejected, reason, cut = 0, "", None
@@ -95,44 +89,6 @@ def said(text: str, catalogue=()) -> Said | None:
     return Said(item=match_item(plain, catalogue) or "", arrived=arrived, rejected=rejected, reason=reason)
 
 
-def _ordered(ctx, *, ended_too: bool = False):
-    states = {workflow.CONFIRMED, workflow.CLOSED} if ended_too else {workflow.CONFIRMED}
-    views, seen = [], set()
-    for view in (ctx.task, *ctx.requests):
-        if view is not None and view.state in states and view.id not in seen:
-            seen.add(view.id)
-            views.append(view)
-    return views
-
-
-def _narrowed(ctx, views, text: str):
-    ref = REF.search(text)
-    if ref:
-        views = [v for v in views if ref.group(0).upper() in (v.number.upper(), v.po_number.upper())]
-    item = match_item(REF.sub(" ", text), ctx.catalogue)
-    if item:
-        views = [v for v in views if any(match_item(line["description"], ctx.catalogue) == item
-                                         for line in v.lines)] or views
-    for current in (ctx.task.id if ctx.task else "", ctx.about):
-        if len(views) > 1 and any(v.id == current for v in views):
-            views = [v for v in views if v.id == current]
-    return views
-
-
-def _previous_message(ctx) -> str:
-    return next((text for role, text in reversed(ctx.turns) if role == "user"), "")
-
-
-# Her answer to "which request?": its number in the list she was shown.
-PICK = re.compile(r"\s*(?:no\.?\s*|#|第)?(\d+)\s*(?:個|張|筆|one)?\s*")
-
-
-def picked(ctx, views: list):
-    """The view she picked by its number in the list, or None."""
-    number = PICK.fullmatch(ctx.message)
-    return views[int(number.group(1)) - 1] if number and 1 <= int(number.group(1)) <= len(views) else None
-
-
 class ArrivalHandlers:
     """The rule brain's handlers for deliveries (mixed into RuleBrain)."""
 
@@ -143,9 +99,9 @@ class ArrivalHandlers:
                 "receipt_pick": lambda: bool(message.strip())}  # the row waits for choose_receipt
 
     def answer_arrival(self, ctx, heard):
-        views = _ordered(ctx, ended_too=True)
+        views = ordered(ctx, ended_too=True)
         if views:
-            views = _narrowed(ctx, views, ctx.message)
+            views = narrowed(ctx, views, ctx.message)
         else:  # nothing ordered: where her request stands says why nothing arrived
             views = [v for v in (ctx.task, *ctx.requests) if v is not None and v.state != workflow.DRAFT][:1]
         if not views:
@@ -154,10 +110,10 @@ class ArrivalHandlers:
 
     def arrival_said(self, ctx, heard, text: str = ""):
         text = text or ctx.message
-        views = _ordered(ctx)
+        views = ordered(ctx)
         if not views:
             return None  # nothing ordered: the message is something else
-        views = _narrowed(ctx, views, text)
+        views = narrowed(ctx, views, text)
         found = said(text, ctx.catalogue)
         if len(views) > 1:
             options = "\n".join(f"{n}. {one_line(v, ctx.lang)}" for n, v in enumerate(views, start=1))
@@ -167,11 +123,11 @@ class ArrivalHandlers:
                                          rejected=found.rejected, reason=found.reason))
 
     def receipt_picked(self, ctx, heard):
-        previous = lexicon.traditional(_previous_message(ctx))
+        previous = previous_message(ctx)
         found = said(previous, ctx.catalogue)
         if found is None:
             return None
-        view = picked(ctx, _narrowed(ctx, _ordered(ctx), previous))
+        view = picked(ctx, narrowed(ctx, ordered(ctx), previous))
         if view is not None:
             return Proposal("", ReceiveGoods(task_id=view.id, item=found.item, arrived=found.arrived,
                                              rejected=found.rejected, reason=found.reason))

@@ -4,8 +4,8 @@
   Chinese punctuation that separates clauses (，。！？) stays as it is;
 - simplified forms as Traditional, where that is enough to understand the vocabulary;
 - Chinese numerals as digits: 「一萬零一台」 10001台, 「兩張」 2張, 「廿個」 20個, 「一打」 12個,
-  「半打」 6個, 「三千五」 3500; a sum in 萬 keeps its scale (「三萬」 3萬) so money still reads as money;
-  a lone 一 that is no count (一下, 一起, 第一) stays a word;
+  「半打」 6個, 「收到兩打」 收到24個, 「三千五」 3500; a sum in 萬 keeps its scale (「三萬」 3萬) so
+  money still reads as money; a lone 一 that is no count (一下, 一起, 第一) stays a word;
 - English number words as digits: "ten thousand and one" 10001, "twenty-five" 25, "a hundred"
   100, "a dozen" 12, "half a dozen" 6, "two dozen" 24; a lone "one" ("a new one", "the laptop one")
   stays a word, as a lone 一 does;
@@ -33,7 +33,8 @@ WORDS = {"筆記本電腦": "筆電", "筆記本": "筆電", "屏幕": "螢幕",
 MEASURE = "台臺個張支部組套把顆件位份本條箱盒隻"
 NUMERAL = re.compile(r"[零〇一二兩三四五六七八九十百千萬廿卅]+")
 UNIT_CHARS = set("十百千萬")
-DOZEN = re.compile(r"(?P<n>\d+)?\s*打(?=\s*[^\s算字電開掃卡球工])|半打")
+# 打 as a dozen: before the thing counted, or after a count at the end of what she says (「收到兩打」).
+DOZEN = re.compile(r"(?P<n>\d+)?\s*打(?=\s*[^\s算字電開掃卡球工])|(?P<last>\d+)\s*打(?=\s*$)|半打")
 # A count and its measure word, then the thing counted, then the next count: 「1台筆電」「1個螢幕」.
 COUNTED_RUN = re.compile(rf"(?<=[^\d\s，,、。；;])(?=\d+\s*[{MEASURE}])")
 FOR_WHOM = re.compile(r"[給用為讓，,。；;]|\s")
@@ -61,7 +62,8 @@ def normalise(text: str) -> str:
                                                                                             .removesuffix(" of").strip()]),
                         text)
     text = NUMERAL.sub(_numeral, text)
-    text = DOZEN.sub(lambda m: "6個" if m.group(0) == "半打" else f"{12 * int(m.group('n') or 1)}個", text)
+    text = DOZEN.sub(lambda m: "6個" if m.group(0) == "半打" else f"{12 * int(m.group('n') or m.group('last') or 1)}個",
+                     text)
     return separated(text)
 
 

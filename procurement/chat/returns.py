@@ -6,9 +6,9 @@ Nothing here writes: dispose records the return only on her own yes to the previ
 import re
 from dataclasses import dataclass
 
-from procurement.chat.normalise import normalise
-from procurement.chat.arrivals import ASKED, MEASURE, REF, WORD_NUMBERS, _any, _narrowed, _ordered, _previous_message, picked
 from procurement.chat.brain import Ask, Proposal, ReceiveGoods
+from procurement.chat.deliveries import (ASKED, MEASURE, REF, WORD_NUMBERS, narrowed, ordered, picked,
+                                         previous_message, says_any)
 from procurement.chat.phrasebook import Phrases
 from procurement.chat.status import one_line
 from procurement.chat.vocabulary import match_item
@@ -43,7 +43,7 @@ class Returned:
 
 def returned(text: str, catalogue=()) -> Returned | None:
     """What she returns, or None if the message is no return (or asks about one)."""
-    if not RETURN.search(text) or NOT_GOODS.search(text) or _any(ASKED, text):
+    if not RETURN.search(text) or NOT_GOODS.search(text) or says_any(ASKED, text):
         return None
     plain = REF.sub(" ", text)
     count = COUNT.search(plain)
@@ -67,11 +67,11 @@ class ReturnHandlers:
 
     def return_said(self, ctx, heard, text: str = ""):
         text = text or ctx.message
-        views = _ordered(ctx)
+        views = ordered(ctx)
         found = returned(text, ctx.catalogue)
         if not views or found is None:
             return None  # nothing ordered: the message is something else
-        views = _narrowed(ctx, views, text)
+        views = narrowed(ctx, views, text)
         if len(views) > 1:
             options = "\n".join(f"{n}. {one_line(v, ctx.lang)}" for n, v in enumerate(views, start=1))
             question = say("which_return", ctx.lang, options=options)
@@ -79,11 +79,11 @@ class ReturnHandlers:
         return Proposal("", _action(views[0], found))
 
     def return_picked(self, ctx, heard):
-        previous = normalise(_previous_message(ctx))  # the turns keep her own words
+        previous = previous_message(ctx)
         found = returned(previous, ctx.catalogue)
         if found is None:
             return None
-        view = picked(ctx, _narrowed(ctx, _ordered(ctx), previous))
+        view = picked(ctx, narrowed(ctx, ordered(ctx), previous))
         if view is not None:
             return Proposal("", _action(view, found))
         return self.return_said(ctx, heard, text=f"{ctx.message} {previous}")

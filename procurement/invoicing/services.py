@@ -15,6 +15,7 @@ from procurement.invoicing.po import PurchaseOrder, issued_approval
 from procurement.invoicing.exceptions import invoice_approval
 from procurement.invoicing.matching import invoice_match
 from procurement.invoicing.selectors import po_to_invoice
+from procurement.purchase import steps
 from procurement.purchase.completion import task_complete_if_done
 
 
@@ -113,15 +114,36 @@ def invoice_post(*, invoice_id, client=None) -> SupplierInvoice:
         raise Conflict(said=say("invoice_post_unmatched"))
     receipt = receipt_plan(task=invoice.task, operation=erp.POST_SUPPLIER_INVOICE, scope=f"invoice:{invoice.pk}",
                            request=posting_request(invoice))
-
-    def recorded(receipt):
-        if receipt.status == Receipt.Status.CONFIRMED:
-            SupplierInvoice.objects.filter(pk=invoice.pk, status=SupplierInvoice.Status.MATCHED).update(
-                status=SupplierInvoice.Status.POSTED)
-
-    receipt_perform(receipt=receipt, client=client or erp.ErpClient(), on_outcome=recorded)
+    receipt_perform(receipt=receipt, client=client or erp.ErpClient(), on_outcome=invoice_posting_recorded)
     invoice.refresh_from_db()
     if invoice.status == SupplierInvoice.Status.POSTED:
-        task_complete_if_done(invoice.task_id)  # the last invoice posted closes the request
-        queueing.notify_on_commit(invoice.task_id)  # accounts payable hears it was posted
+        _posted(invoice.task_id)
     return invoice
+
+
+def invoice_posting_recorded(receipt: Receipt) -> bool:
+    """The ERP's answer to an invoice's posting, in the receipt's transaction: confirmed, the
+    matched invoice is posted. Whether this answer posted it (False when it already was)."""
+    if receipt.status != Receipt.Status.CONFIRMED:
+        return False
+    return bool(SupplierInvoice.objects.filter(pk=receipt.scope.removeprefix("invoice:"),
+                                               status=SupplierInvoice.Status.MATCHED)
+                .update(status=SupplierInvoice.Status.POSTED))
+
+
+def _posted(task_id) -> None:
+    task_complete_if_done(task_id)  # the last invoice posted closes the request
+    queueing.notify_on_commit(task_id)  # accounts payable hears it was posted
+
+
+def receipt_resolved(receipt: Receipt) -> None:
+    """Recovery settled a doubtful receipt (the purchase kind's on_receipt_resolved). An invoice's
+    posting the ERP turns out to hold is that invoice posted; once that has committed the request's
+    closing check runs and accounts payable hear of it, as after a posting answered at once. Every
+    other receipt is the purchase steps' to settle."""
+    if receipt.operation != erp.POST_SUPPLIER_INVOICE:
+        steps.receipt_resolved(receipt)
+        return
+    if invoice_posting_recorded(receipt):
+        task_id = receipt.task_id
+        transaction.on_commit(lambda: _posted(task_id))

@@ -32,6 +32,7 @@ from procurement.policy.routing import OnlyTheRequester, one_level_higher, polic
 from procurement.policy.rules import current_policy
 from procurement.policy.tolerances import purchase_order_record
 from procurement.purchase.catalogue import vocabulary
+from procurement.purchase.completion import task_complete_if_done
 from procurement.purchase.pricing import asking, award
 from procurement.purchase.given import given_prices, past_tolerance
 from procurement.purchase.sheets import sheet_quotes
@@ -298,7 +299,14 @@ HANDLERS = {
 # -- recovery --------------------------------------------------------------------
 
 def receipt_resolved(receipt: Receipt):
-    """Recovery settled a doubtful receipt: move the task on if it still waits on it."""
+    """Recovery settled a doubtful receipt: move the task on if it still waits on it. A goods
+    receipt's posting confirmed may be the last thing the request waited for: its closing check
+    runs once the settling has committed, as it does after a posting answered at once."""
+    if receipt.operation == erp.POST_GOODS_RECEIPT:
+        if receipt.status == Receipt.Status.CONFIRMED:
+            task_id = receipt.task_id
+            transaction.on_commit(lambda: task_complete_if_done(task_id))
+        return
     task = Task.objects.get(pk=receipt.task_id)
     if receipt.scope != f"r{task.data.get('revision', 1)}":
         return  # an older version's effect; compensation cancels it

@@ -29,6 +29,8 @@ A transcript:
         state: awaiting_input # the conversation's request, after the turn
         states: {r1: awaiting_input}
         lines: {r1: [{description: Laptop, quantity: 2}]}
+        received: {r1: [2]}   # accepted per PO line, net of returns, as recorded after the turn
+        rejected: {r1: [0]}   # rejected per PO line
         drafts: 0             # the user's tasks in draft after the turn
         tasks: 1              # the user's tasks after the turn
         expects: confirm_submit
@@ -50,6 +52,7 @@ from procurement.chat.runtime import chat_turn
 from procurement.models import PurchaseRequest
 from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.services import invoice_enter
+from procurement.purchase.progress import progress_of
 from procurement.purchase.tax import totals
 from procurement.receiving.services import goods_receipt_record
 
@@ -172,6 +175,11 @@ def check(turn: dict, result, refusal, user, named: dict) -> list[str]:
         view = facts.view_of(named[name])
         if view.lines != lines:
             problems.append(f"{name} has {view.lines}, expected {lines}")
+    for key in ("received", "rejected"):
+        for name, counts in (turn.get(key) or {}).items():
+            found = [getattr(line, key) for line in progress_of(Task.objects.get(pk=named[name])).lines]
+            if found != counts:
+                problems.append(f"{name} has {key} {found}, expected {counts}")
     return [f"{problem} (reply: {reply!r})" for problem in problems]
 
 

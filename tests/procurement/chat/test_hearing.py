@@ -20,6 +20,8 @@ CATALOGUE = ("Keyboard", "Laptop", "Monitor", "Office chair", "USB-C dock")
     ("一打鍵盤", "12個鍵盤"),
     ("半打滑鼠", "6個滑鼠"),
     ("兩打鍵盤", "24個鍵盤"),
+    ("收到兩打", "收到24個"), ("只來了一打。", "只來了12個。"),  # a dozen at the end of what she says
+    ("請幫我打", "請幫我打"),                     # 打 with no count before it, at the end: a verb
     ("廿個鍵盤", "20個鍵盤"),
     ("十二台螢幕", "12台螢幕"),
     ("預算三千五", "預算3500"),

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from agentstate.models import Task
+from agentstate.models import Receipt, Task
+from agentstate.recovery import recovery_pass
 from tests.procurement.invoicing.support import invoice_body, ordered
 from tests.procurement.receiving.support import client_for, receipts_url
 
@@ -79,3 +80,43 @@ def test_it_stays_open_while_part_is_unbilled_or_undelivered_and_closes_when_the
     answer = client_for(demo["alice"]).post(receipts_url(task), {"lines": [{"line": 0, "accepted": -1,
                                                                            "reason": "damaged"}]}, format="json")
     assert answer.status_code == 409
+
+
+def test_a_goods_receipt_whose_answer_was_lost_closes_the_request_once_recovery_settles_it(demo, erp, task):
+    # The ERP commits the goods receipt and drops its answer, and the lookup by key fails too: `unknown`.
+    erp.fault(mode="drop", path="/goods-receipts", method="POST", times=1)
+    erp.fault(mode="error", path="/goods-receipts", method="GET", times=1)
+    receive(demo, task, 3)
+    posting = Receipt.objects.get(task=task, operation="erp.goods_receipt.post")
+    assert posting.status == "unknown"
+    assert enter(demo, task)["status"] == "posted"
+    assert state_of(task) == "externally_confirmed", "a posting still in doubt keeps the request open"
+
+    report = recovery_pass(receipt_grace_seconds=0)
+
+    assert posting.pk in report.receipts_settled
+    assert Receipt.objects.get(pk=posting.pk).status == "confirmed"
+    assert state_of(task) == "closed" and events(task).count("complete") == 1
+    assert len(erp.goods_receipts()) == 1, "found by its key, never posted twice"
+    recovery_pass(receipt_grace_seconds=0)
+    assert events(task).count("complete") == 1 and len(erp.goods_receipts()) == 1
+
+
+def test_an_invoice_posting_whose_answer_was_lost_is_posted_and_closes_the_request_once_recovery_settles_it(
+        demo, erp, task):
+    receive(demo, task, 3)
+    erp.fault(mode="drop", path="/supplier-invoices", method="POST", times=1)
+    erp.fault(mode="error", path="/supplier-invoices", method="GET", times=1)
+    body = enter(demo, task)
+    posting = Receipt.objects.get(task=task, operation="erp.supplier_invoice.post")
+    assert posting.status == "unknown" and body["status"] == "matched"
+    assert state_of(task) == "externally_confirmed"
+
+    recovery_pass(receipt_grace_seconds=0)
+
+    assert Receipt.objects.get(pk=posting.pk).status == "confirmed"
+    invoice = client_for(demo["carol"]).get(f"{URL}{body['id']}/").json()
+    assert invoice["status"] == "posted"
+    assert state_of(task) == "closed" and events(task).count("complete") == 1
+    recovery_pass(receipt_grace_seconds=0)
+    assert events(task).count("complete") == 1
