@@ -114,6 +114,8 @@ class RequestNow:
     @property
     def state_label(self) -> str:
         """The state in words; after the PO how far the goods came: 「部分到貨（2/3）」."""
+        if self.state == workflow.CANCELLED and self.number is None:
+            return labels.DISCARDED_DRAFT  # never submitted: thrown away, not a request cancelled
         return standing_words(self.state, self.progress) or labels.state_label(self.state)
 
     @property
