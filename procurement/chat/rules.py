@@ -222,7 +222,9 @@ class RuleBrain(ArrivalHandlers, ReturnHandlers):
                 return Proposal(say("what_change", lang), NoAction())
         found = extract(message, ctx.catalogue, expects=ctx.expects)
         if _count_out_of_range(found):
-            return Proposal(say("quantity_range", lang, most=MAX_QUANTITY), NoAction(), expects=ctx.expects)
+            # with no draft yet there is nothing that could have changed
+            phrase = "quantity_range" if task else "quantity_range_first"
+            return Proposal(say(phrase, lang, most=MAX_QUANTITY), NoAction(), expects=ctx.expects)
         if task is None and not found.any(dates=False):
             found.needed_by = found.past_date = ""  # "I'm off tomorrow" alone starts no request
         if found.conflict:

@@ -114,6 +114,8 @@ class RequestNow:
     @property
     def state_label(self) -> str:
         """The state in words; after the PO how far the goods came: 「部分到貨（2/3）」."""
+        if self.state == workflow.CANCELLED and self.number is None:
+            return labels.DISCARDED_DRAFT  # never submitted: thrown away, not a request cancelled
         return standing_words(self.state, self.progress) or labels.state_label(self.state)
 
     @property
@@ -159,7 +161,7 @@ def deciding_now(approval) -> tuple[str, ...]:
 def stand_ins_for(tasks) -> tuple[tuple[str, str], ...]:
     """The running delegations of everyone a page of tasks waits on for approval, in one query
     (pass to `request_now` so a list costs the same however long it is)."""
-    people = [name for task in tasks if task.state == workflow.AWAITING_APPROVAL
+    people = [name for task in tasks if task.state in (workflow.AWAITING_APPROVAL, workflow.CONFIRMED)
               for a in task.approvals.all() if a.status == Approval.Status.PENDING
               for name in deciding_now(a)]
     return active_stand_ins(people)
@@ -261,9 +263,10 @@ def _lines(award: dict, request, draft: dict) -> tuple[Line, ...]:
 
 def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None:
     state, since = task.state, task.updated_at
-    if state in workflow.AGENT_DONE:
+    # After the PO a request waits on nobody, but for the approvers of an invoice exception.
+    if state in workflow.TERMINAL or (state in workflow.AGENT_DONE and not _deciding(approvals)):
         return None
-    if state == workflow.AWAITING_APPROVAL:
+    if state in (workflow.AWAITING_APPROVAL, workflow.CONFIRMED):
         pending = next((a for a in approvals if a.status == Approval.Status.PENDING), None)
         if pending is not None:
             people = deciding_now(pending)
@@ -277,6 +280,10 @@ def _waiting_on(task: Task, approvals: list, stand_ins=None) -> WaitingOn | None
              workflow.SUBMITTED: (ERP, ()), workflow.NEEDS_REVIEW: (REVIEW, ())}
     kind, people = kinds.get(state, (AGENT, ()))
     return WaitingOn(kind, people, since)
+
+
+def _deciding(approvals: list) -> bool:
+    return any(a.status == Approval.Status.PENDING for a in approvals)
 
 
 def _question(task: Task, approvals: list) -> Question | None:

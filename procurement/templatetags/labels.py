@@ -31,7 +31,9 @@ def session_status(session) -> str:
     reads closed at once; the retention pass records it
     later (agentstate.retention.sessions_age)."""
     if session.status in ("active", "idle") and session.task_id and session.task.state in workflow.TERMINAL:
-        return "closed"
+        # a draft she discarded was never a request: its conversation ended with the draft
+        discarded = session.task.state == workflow.CANCELLED and not hasattr(session.task, "purchase_request")
+        return "discarded" if discarded else "closed"
     return session.status
 
 

@@ -155,11 +155,15 @@ EVENT_LABELS = {
     "invoice_exception": pgettext_lazy("request event", "Invoice exception sent for approval"),
 }
 
+# A chat draft thrown away before it was ever submitted (cancelled with no request number).
+DISCARDED_DRAFT = pgettext_lazy("request state", "Draft discarded")
+
 # A conversation's lifecycle (agentstate.models.Session.Status, moved on by agentstate.retention).
 SESSION_LABELS = {
     "active": pgettext_lazy("conversation status", "Active"),
     "idle": pgettext_lazy("conversation status", "Idle"),
     "closed": pgettext_lazy("conversation status", "Closed: its request ended"),
+    "discarded": pgettext_lazy("conversation status", "Ended: its draft was discarded"),
     "expired": pgettext_lazy("conversation status", "Expired"),
 }
 

@@ -135,6 +135,7 @@ PHRASES = {
     "nudge_nothing": _("{number} waits for no approver now: it is {state}."),
     "day_and_time": _("{day} at {time}"),
     "quantity_range": _("A line can be for 1 to {most} of an item, so nothing was changed. How many do you need?"),
+    "quantity_range_first": _("A line can be for 1 to {most} of an item. How many do you need?"),
     "stock": _("I can't see a stock room: things are bought when someone requests them. One {item} costs {total} "
                "incl. tax with today's best quote. Tell me how many you need and what for."),
     "stock_none": _("I can't see a stock room: things are bought when someone requests them. We can buy: {items}."),

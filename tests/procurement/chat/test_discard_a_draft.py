@@ -39,3 +39,21 @@ def test_a_draft_discarded_in_chat_is_said_discarded_and_leaves_her_conversation
     assert reverse("chat-page", args=[session.pk]) not in conversations
     assert reverse("chat-page", args=[kept.pk]) in conversations  # her other draft's conversation stays
     assert reverse("task-page", args=[draft.pk]) not in client.get(reverse("my-requests")).content.decode()
+
+
+@pytest.mark.parametrize("lang, discard, words", [
+    ("zh-hant", "這張不要了", ("草稿已捨棄", "已結束：草稿已捨棄")),
+    ("en", "scrap this draft", ("Draft discarded", "Ended: its draft was discarded"))])
+def test_a_discarded_draft_reads_discarded_on_its_page_and_in_its_conversation(demo, erp, eager, lang, discard, words):
+    """Opened again from her notices or history, the draft and its conversation say it was thrown
+    away, not that a request was cancelled or closed."""
+    alice = demo["alice"]
+    session = Session.objects.create(owner=alice)
+    draft = chat_turn(session=session, user=alice, text="2 monitors please").task
+    chat_turn(session=session, user=alice, text=discard)
+    client = Client()
+    client.force_login(alice)
+    task_page = client.get(reverse("task-page", args=[draft.pk]), headers={"accept-language": lang}).content.decode()
+    chat_page = client.get(reverse("chat-page", args=[session.pk]), headers={"accept-language": lang}).content.decode()
+    assert f">{words[0]}</span>" in task_page  # the state badge, not 「已取消」
+    assert words[1] in chat_page and ("請購單已結案" if lang == "zh-hant" else "its request ended") not in chat_page

@@ -36,3 +36,24 @@ def test_her_page_after_the_receipt_and_the_posted_invoice_reads_in_chinese(demo
     history = client.get(reverse("task-page", args=[task.pk])).content.decode().split("簽核紀錄</h2>")[1].split("</ul>")[0]
     assert history.count("已核准") == 1 + bool(rejected)
     assert history.count('<span class="approval-kind">發票異常</span>') == bool(rejected), history
+
+
+def test_while_her_invoice_exception_waits_her_requests_name_its_approvers(demo, erp, eager):
+    """Billed 3 for 2 accepted: her home and the API say whom the request waits for, as the chat does,
+    not 「—」; once bob decides, it waits on nobody again."""
+    task = ordered(demo["alice"], demo["bob"])
+    receive(demo, task, 2, rejected=1, reason="damaged")
+    enter(demo, task)
+    approval = Approval.objects.get(task=task, status="pending")
+
+    api = Client()
+    api.force_login(demo["alice"])
+    row = next(r for r in api.get("/api/v1/requests/").json()["results"] if r["id"] == str(task.pk))
+    assert row["waiting_on"]["kind"] == "approval" and "bob" in row["waiting_on"]["people"], row
+    home = page(demo["alice"], reverse("home"), **ZH)
+    assert f"等待 {demo['bob'].get_full_name()}" in home, home
+
+    services.approval_decide(approval_id=approval.pk, user=demo["bob"], decision="approve",
+                             state_version=approval.state_version, scope_hash=approval.scope_hash)
+    row = next(r for r in api.get("/api/v1/requests/").json()["results"] if r["id"] == str(task.pk))
+    assert row["waiting_on"] is None, row
