@@ -268,8 +268,17 @@ ERP_URL = env_str("ERP_URL", "http://127.0.0.1:8765")
 COMPANY_NAME = env_str("COMPANY_NAME", "示範科技股份有限公司")
 COMPANY_TAX_ID = env_str("COMPANY_TAX_ID", "24549210")
 COMPANY_SHIP_TO = env_str("COMPANY_SHIP_TO", "新竹市東區光復路二段 101 號 3 樓 收貨處")
-COMPANY_CONTACT = env_str("COMPANY_CONTACT", "採購部 03-5712121 purchasing@example.com")
-PAYMENT_TERMS = env_str("PAYMENT_TERMS", "月結 30 天（驗收及收到發票後）")
+# The contact and the payment terms in Chinese and in English (…_EN, for the English PDF). A
+# deployment that sets only the Chinese one gets it in both; the English demo words go with the
+# Chinese demo words only.
+_DEMO_CONTACT = "採購部 03-5712121 purchasing@example.com"
+_DEMO_TERMS = "月結 30 天（驗收及收到發票後）"
+COMPANY_CONTACT = env_str("COMPANY_CONTACT", _DEMO_CONTACT)
+COMPANY_CONTACT_EN = env_str("COMPANY_CONTACT_EN", "Purchasing Dept. 03-5712121 purchasing@example.com"
+                             if COMPANY_CONTACT == _DEMO_CONTACT else COMPANY_CONTACT)
+PAYMENT_TERMS = env_str("PAYMENT_TERMS", _DEMO_TERMS)
+PAYMENT_TERMS_EN = env_str("PAYMENT_TERMS_EN", "Net 30 days after acceptance and receipt of the invoice"
+                           if PAYMENT_TERMS == _DEMO_TERMS else PAYMENT_TERMS)
 ERP_TIMEOUT_SECONDS = float(env_str("ERP_TIMEOUT_SECONDS", "5"))
 EMAIL_URL = env_str("EMAIL_URL", "")
 if EMAIL_URL.startswith(("smtp://", "smtps://")):

@@ -112,3 +112,10 @@ def test_the_entry_page_names_the_po_lines_in_her_language(demo, task):
     chinese = page(demo["carol"], url, HTTP_ACCEPT_LANGUAGE="zh-hant")
     assert "1. 螢幕" in chinese and "Monitor" not in chinese
     assert "1. Monitor" in page(demo["carol"], url, HTTP_ACCEPT_LANGUAGE="en")
+
+
+def test_the_po_total_names_the_tax_in_her_language(demo, task):
+    url = reverse("invoice-new", args=[task.pk])
+    assert "未稅 NT$19,200 ＋ 營業稅 NT$960 ＝ 含稅 NT$20,160" in page(demo["carol"], url, HTTP_ACCEPT_LANGUAGE="zh-hant")
+    assert "NT$19,200 + business tax (營業稅) NT$960 = NT$20,160" in page(demo["carol"], url,
+                                                                          HTTP_ACCEPT_LANGUAGE="en")

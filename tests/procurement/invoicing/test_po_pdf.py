@@ -43,6 +43,36 @@ def test_the_pdf_carries_every_field_in_the_readers_language(demo, task, setting
         assert word in text, (word, text)
 
 
+def test_the_english_pdf_gives_the_demo_contact_and_terms_in_english(demo, task):
+    text = pdf_text(client_for(demo["alice"], "en").get(reverse("task-po-pdf", args=[task.pk])))
+
+    assert "Purchasing Dept." in text and "Net 30 days" in text, text
+    assert "採購部" not in text and "月結" not in text, text
+
+
+def test_a_deployment_that_gives_its_terms_in_chinese_only_gets_them_in_both(demo, task, settings):
+    settings.PAYMENT_TERMS = settings.PAYMENT_TERMS_EN = "月結 60 天"
+    for language in ("en", "zh-hant"):
+        assert "月結 60 天" in pdf_text(client_for(demo["alice"], language).get(reverse("task-po-pdf", args=[task.pk])))
+
+
+@pytest.mark.parametrize("language", ["zh-hant", "en"])
+def test_every_font_in_the_pdf_is_embedded(demo, task, language):
+    """A viewer without the font (no CJK font, or none like Helvetica's metrics) draws it all the same."""
+    response = client_for(demo["alice"], language).get(reverse("task-po-pdf", args=[task.pk]))
+    fonts = {}
+    for page in PdfReader(io.BytesIO(response.content)).pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            descendants = [d.get_object() for d in font.get("/DescendantFonts", [])] or [font]
+            for described in descendants:
+                descriptor = described["/FontDescriptor"].get_object()
+                fonts[str(font["/BaseFont"])] = [key for key in ("/FontFile", "/FontFile2", "/FontFile3")
+                                                 if key in descriptor]
+
+    assert fonts and all(fonts.values()), fonts
+
+
 def test_someone_who_may_not_see_the_request_gets_404(demo, task):
     assert client_for(demo["erin"], "en").get(reverse("task-po-pdf", args=[task.pk])).status_code == 404
 
