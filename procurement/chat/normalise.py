@@ -135,21 +135,37 @@ def _english_number(match: re.Match) -> str:
 
 
 def separated(text: str) -> str:
-    """「要1台筆電1個螢幕1個鍵盤」 as 「要1台筆電、1個螢幕、1個鍵盤」: only when the message opens with a
-    count, so 「筆電3台螢幕2台」 (each count after its item) is left as it is."""
+    """「要1台筆電1個螢幕1個鍵盤」 as 「要1台筆電、1個螢幕、1個鍵盤」, when the message opens with a
+    count; 「筆電3台螢幕2台」 (each count after its item) as 「筆電3台、螢幕2台」 (counted_after)."""
     first = re.search(rf"\d+\s*[{MEASURE}]", text)
     if first is None:
         return english_run(text)
     before = text[:first.start()]
     # 「新人要1台筆電1個螢幕」: who it is for, said before the verb, is no item
     if not LEAD_VERB.match(before) and not (before.rstrip().endswith(ASKING) and not FOR_WHOM.search(before.strip())):
-        return text
+        return counted_after(text)
     head, tail = text[:first.end()], text[first.end():]
     cuts = [m.start() for m in COUNTED_RUN.finditer(tail)]
     pieces = [tail[a:b] for a, b in zip([0, *cuts], [*cuts, len(tail)])]
     if len(pieces) < 2 or any(FOR_WHOM.search(piece) for piece in pieces[:-1]):
         return text  # 「2台，1台給新人阿明1台給小華」 says who gets each, not more items
     return head + "、".join(pieces)
+
+
+# After a count and its measure word, the next item: 「筆電3台|螢幕2台」.
+AFTER_COUNT = re.compile(rf"(?<=\d[{MEASURE}])(?=[^\d\s，,、。；;！？!?])")
+ITEM_THEN_COUNT = re.compile(rf"[^\d，,、。；;]+?\d+\s*[{MEASURE}]")
+
+
+def counted_after(text: str) -> str:
+    """「筆電3台螢幕2台」 as 「筆電3台、螢幕2台」: items each followed by its count, one after the other,
+    and nothing else (「筆電3台給新人2台給小華」 says who gets them, and is left as it is)."""
+    cuts = [m.start() for m in AFTER_COUNT.finditer(text)]
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    if len(pieces) < 2 or not all(ITEM_THEN_COUNT.fullmatch(piece) for piece in pieces) \
+            or any(FOR_WHOM.search(piece) for piece in pieces[1:]):
+        return text
+    return "、".join(pieces)
 
 
 def english_run(text: str) -> str:
