@@ -154,18 +154,21 @@ def separated(text: str) -> str:
 
 # After a count and its measure word, the next item: 「筆電3台|螢幕2台」.
 AFTER_COUNT = re.compile(rf"(?<=\d[{MEASURE}])(?=[^\d\s，,、。；;！？!?])")
+CLAUSE_END = re.compile(r"[，,。；;！？!?]")
 ITEM_THEN_COUNT = re.compile(rf"[^\d，,、。；;]+?\d+\s*[{MEASURE}]")
 
 
 def counted_after(text: str) -> str:
     """「筆電3台螢幕2台」 as 「筆電3台、螢幕2台」: items each followed by its count, one after the other,
     and nothing else (「筆電3台給新人2台給小華」 says who gets them, and is left as it is)."""
-    cuts = [m.start() for m in AFTER_COUNT.finditer(text)]
-    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    end = CLAUSE_END.search(text)  # the first clause; what follows (「，新人報到用」) stays as it is
+    clause, rest = (text[:end.start()], text[end.start():]) if end else (text, "")
+    cuts = [m.start() for m in AFTER_COUNT.finditer(clause)]
+    pieces = [clause[a:b] for a, b in zip([0, *cuts], [*cuts, len(clause)])]
     if len(pieces) < 2 or not all(ITEM_THEN_COUNT.fullmatch(piece) for piece in pieces) \
             or any(FOR_WHOM.search(piece) for piece in pieces[1:]):
         return text
-    return "、".join(pieces)
+    return "、".join(pieces) + rest
 
 
 def english_run(text: str) -> str:
