@@ -204,9 +204,11 @@ def status(job: Job) -> Outcome:
 def _status(job: Job) -> Outcome:
     action, lang = job.action, job.lang
     if action.topic == "list":
-        tasks = facts.my_requests(job.user, open_only=action.open_only)
-        more = facts.my_requests_count(job.user, open_only=action.open_only) - len(tasks) \
+        # Her drafts are hers too (not the discarded ones): listed after the requests she sent.
+        tasks = facts.my_requests(job.user, open_only=action.open_only, drafts=True)
+        more = facts.my_requests_count(job.user, open_only=action.open_only, drafts=True) - len(tasks) \
             if len(tasks) == facts.RECENT_REQUESTS else 0
+        tasks = sorted(tasks, key=lambda t: t.state == workflow.DRAFT)  # newest first within each
         # What a request waiting for her answer asks is said with the list, so she can answer it next.
         asking = [t for t in tasks if t.state == workflow.AWAITING_INPUT]
         return Outcome(reply=join(list_reply(tasks, lang, open_only=action.open_only, more=more),

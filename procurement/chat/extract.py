@@ -12,7 +12,7 @@ from decimal import Decimal
 from procurement.chat import dates, lexicon, vocabulary
 from procurement.chat.vocabulary import item_words, match_item
 from procurement.chat.normalise import cn_int
-from procurement.chat.phrasebook import Phrases
+from procurement.chat.phrasebook import Phrases, either
 
 EN_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -47,8 +47,8 @@ MORE = re.compile(rf"(?:多加|再加|再多|加(?!到|為))\s*(?P<n>{NUMBER})\s
 REMOVE = Phrases(en=("remove", "drop", "delete", "no more", "without", "scrap", "ditch"), zh=("刪掉", "刪除", "拿掉", "去掉"),
                  patterns=(r"(?<!要)不要",))  # 「要不要順便加…」 asks; it removes nothing
 # "no laptop, just the dock", "not the chair": a clause that opens by saying no to what it names.
-NEGATED = re.compile(r"^\s*(?:no|not(?:\s+(?:the|a|any))?)\s+(?!(?:thanks?|problem|need|rush|hurry|more)\b)\w|"
-                     r"不用了|不需要了|不用買|不需要買|不買", re.IGNORECASE)
+NEGATED = Phrases(zh=("不用了", "不需要了", "不用買", "不需要買", "不買"),
+                  patterns=(r"^\s*(?:no|not(?:\s+(?:the|a|any))?)\s+(?!(?:thanks?|problem|need|rush|hurry|more)\b)\w",))
 JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:justification|reason|purpose)\b\s*(?:is|:|to|=)\s*(?P<j>[^.;!?]+)",
     r"\bbecause\s+(?P<j>[^,.;!?]+)",
@@ -57,10 +57,10 @@ JUSTIFY = [re.compile(p, re.IGNORECASE) for p in (
     r"用途\s*(?:改成|改為|是|為)?\s*[:：]?\s*(?P<j>[^，,。；;！!？?]+)",
     r"(?:給|為了|因為)(?P<j>[^，,。；;！!？?]+?)(?=預算|[，,。；;！!？?]|$)")]
 UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
-    rf"\b(?:need|want|would like|'d like|buy|order|get|purchase|looking for)\s+"
+    rf"\b{either(*lexicon.REQUEST_VERB.en)}\s+"
     rf"(?:to\s+(?:buy|order|get|purchase)\s+)?(?:(?:some|the|a|an|{NUMBER})\s+)*"
     r"(?P<what>[^,.;!?]+?)(?=\s+(?:for|under|below|by|to|because)\b|[,.;!?]|$)",
-    rf"(?:我要買|我想買|需要買|想要買|需要|想要|要買|我要|想買|購買|採購|請購)\s*(?:一些|一點|幾個|些)?\s*"
+    rf"{either(*lexicon.REQUEST_VERB.zh, '我要買', '我想買', '需要買', '想要買')}\s*(?:一些|一點|幾個|些)?\s*"
     rf"(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
 
 # Sizes and specs are not quantities: "27-inch", 「27 吋」, "16GB", "4K".
@@ -75,6 +75,13 @@ PURPOSE = Phrases(
         "replacing", "broken", "training", "demo", "meeting room", "classroom", "office"),
     zh=("報到", "研發", "中心", "啟用", "展場", "展覽", "展會", "新人", "新進", "新同仁", "實習", "實驗室", "會議室", "專案", "測試",
         "開發", "展示", "活動", "汰換", "更換", "替換", "壞了", "故障", "訓練", "上課", "教室", "辦公室", "出差", "遠端", "在家"))
+# "replacing my worn-out chair", 「換掉壞掉的舊椅子」: what the new one replaces, said after what she asks
+# for (or before it). The item it names is hers, not a line; from the phrase on, her words are the purpose.
+REPLACING = Phrases(en=("replacing", "to replace", "replace", "replaces", "in place of", "as a replacement for",
+                        "a replacement for", "swap out", "swapping out", "to swap out"),
+                    zh=("換掉", "汰換", "替換", "更換", "取代", "代替", "換新"))
+# "replace the dock with a laptop", 「把擴充座換掉」: a change to the lines, not a purpose.
+REPLACED_WITH = Phrases(en=("with",), zh=("換成", "改成", "改為", "把"))
 # 「有2個新人報到」: a count of people belongs to the purpose, not to a line.
 PEOPLE_COUNT = re.compile(r"\d+\s*(?:個|位|名)?\s*(?=新人|新同|新進|人|同事|同仁|員工|實習生|位)")
 USED_FOR = re.compile(r"(?:要|會|需要)用(?:到|的)?$")
@@ -90,7 +97,9 @@ REASONS = {
 # Her own thing, broken: a reason to replace it, not a purpose to quote ("for: mine is broken").
 HERS_BROKE = re.compile(r"^(?:mine|my (?:old |current )?(?:one|\w+)|it|the old one|the current one|our (?:old )?one|"
                         r"我的|原本的|舊的|原來的)(?![a-z])", re.IGNORECASE)
-NOT_PURPOSE = re.compile(r"^(?:我們?|我這邊|我們這邊|請|請幫我|幫我|麻煩|我想|我們想|你好|您好|hi|hello)+$", re.IGNORECASE)
+# Words that say nothing of a purpose, said before the verb: 「我們這邊要…」, "hi, need …".
+NOT_PURPOSE = Phrases(en=("hi", "hello"),
+                      zh=("我們", "我", "我這邊", "我們這邊", "請", "請幫我", "幫我", "麻煩", "我想", "我們想", "你好", "您好"))
 
 # "2 monitor arms", "三個支架": a count followed by a thing.
 COUNTED = re.compile(rf"(?:^|\s|(?<=[加買要和跟]))(?:\d+|{NUMBER})\s*{UNIT}?\s*(?!{UNIT}\s*$)"
@@ -181,6 +190,14 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
     for clause, removes in zip(clauses, _removals(clauses)):
         if lexicon.is_one_off(clause) or lexicon.is_standing(clause) or removes:
             continue
+        at = _replacing_at(clause)
+        if at is not None:  # "…, replacing my worn-out chair": the chair it replaces is hers
+            replaced = match_item(clause[at:], catalogue)
+            if replaced in catalogue:
+                hers.append(replaced)
+            clause = clause[:at]
+            if not clause.strip():
+                continue
         item = match_item(clause, catalogue)
         if item in catalogue:
             start, end = _item_span(clause, item, catalogue)
@@ -203,6 +220,14 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
 POSSESSIVE = re.compile(r"(?:\b(?:my|our)\s+(?:own\s+|current\s+|old\s+)?|我的|我們的|我現在的)$", re.IGNORECASE)
 PRONOUN = re.compile(rf"^(?:it|them|one|these|those|this|that|a new one|new ones?|{SAME_ONE}|它|這個|那個)$",
                      re.IGNORECASE)
+
+
+def _replacing_at(clause: str) -> int | None:
+    """Where a clause starts to say what the new one replaces (REPLACING), or None."""
+    at = REPLACING.first(clause)
+    if at is None or REPLACED_WITH.search(clause) or lexicon.requests(clause[at:]):
+        return None
+    return at
 
 
 def _removes(clause: str) -> bool:
@@ -320,10 +345,12 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
 
 
 # Words around a count given as an answer: 「可以，兩台」, "fine, two then", "ok two is fine".
-ANSWER_FILLER = re.compile(r"\b(?:ok(?:ay)?|fine|sure|yes|yeah|alright|all right|let'?s(?: do| go with)?|go with|"
-                           r"then|is fine|is ok|will do|please|thanks|just|only|in total|total)\b|好吧|好的|好|可以|那就|那|就好|"
-                           r"總共|一共|合計|全部|"
-                           r"就夠了|就可以|就行|吧|了|就", re.IGNORECASE)
+ANSWER_FILLER = Phrases(
+    en=("ok", "okay", "fine", "sure", "yes", "yeah", "alright", "all right", "let's", "lets", "let's do", "lets do",
+        "let's go with", "lets go with", "go with", "then", "is fine", "is ok", "will do", "please", "thanks", "just",
+        "only", "in total", "total"),
+    zh=("好吧", "好的", "好", "可以", "那就", "那", "就好", "總共", "一共", "合計", "全部", "就夠了", "就可以", "就行", "吧", "了",
+        "就"))
 
 
 def lone_count(message: str) -> int | None:
@@ -331,7 +358,7 @@ def lone_count(message: str) -> int | None:
     a number (and its unit) once the words around it are set aside, said once in the message."""
     counts = []
     for clause in CLAUSE_SPLIT.split(lexicon.traditional(message)):
-        rest = ANSWER_FILLER.sub(" ", clause).strip(" .!?。！？")
+        rest = ANSWER_FILLER.cut(clause).strip(" .!?。！？")
         match = re.fullmatch(rf"({NUMBER})\s*{UNIT}?", rest, re.IGNORECASE)
         if match:
             counts.append(to_int(match.group(1)))
@@ -353,6 +380,10 @@ def _purpose(text: str, catalogue) -> str:
     """A clause that names no item and no number but says what it is for: the purpose."""
     for clause in CLAUSE_SPLIT.split(text):
         clause = clause.strip(" .。")
+        at = _replacing_at(clause) if clause else None
+        if at is not None and match_item(clause[at:], catalogue):
+            # "replacing my worn-out chair": her words from there on, less a department she named
+            return _purpose_words(_without_departments(clause[at:], catalogue))
         if not clause or match_item(clause, catalogue) or re.search(r"\d", PEOPLE_COUNT.sub("", clause)):
             continue
         if lexicon.is_yes(clause) or lexicon.is_no(clause) or lexicon.is_one_off(clause):
@@ -363,7 +394,7 @@ def _purpose(text: str, catalogue) -> str:
         if PURPOSE.search(clause):
             return _purpose_words(clause)
     match = PURPOSE_BEFORE_VERB.match(text.strip())
-    if match and PURPOSE.search(match.group("j")) and not NOT_PURPOSE.match(match.group("j").strip()):
+    if match and PURPOSE.search(match.group("j")) and not NOT_PURPOSE.fills(match.group("j").strip().lower()):
         return _purpose_words(match.group("j"))
     return ""
 
@@ -427,8 +458,19 @@ def _justification(text: str, catalogue=()) -> str:
     return ""
 
 
+def _without_departments(text: str, catalogue=()) -> str:
+    """`text` with the departments it names taken out (the department is a field of its own)."""
+    for pattern in vocabulary.departments(catalogue).values():
+        text = pattern.sub(" ", text)
+    return re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", re.sub(r"\s{2,}", " ", text)).strip()
+
+
 def _says_more_than_department(value: str, catalogue=()) -> bool:
     """"for the OPS team" names the department, not a reason."""
     for pattern in vocabulary.departments(catalogue).values():
         value = pattern.sub(" ", value)
-    return bool(re.sub(r"\b(the|team|department|dept|group|our|my)\b|'s|部門|團隊|部", " ", value, flags=re.I).strip())
+    return bool(TEAM_WORDS.cut(value).strip())
+
+
+# Words around a department's name that say nothing more: "for the OPS team", 「工程部門」.
+TEAM_WORDS = Phrases(en=("the", "team", "department", "dept", "group", "our", "my", "'s"), zh=("部門", "團隊", "部"))

@@ -83,9 +83,9 @@ def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[T
             [views[t.pk] for t in tasks if t.state not in workflow.AGENT_DONE and t.pk != exclude][:open_limit])
 
 
-def my_requests_count(user, *, open_only: bool = False) -> int:
+def my_requests_count(user, *, open_only: bool = False, drafts: bool = False) -> int:
     """How many my_requests() would list without its limit."""
-    return _mine(user, open_only=open_only).count()
+    return _mine(user, open_only=open_only, drafts=drafts).count()
 
 
 def _mine(user, *, open_only: bool = False, exclude=None, drafts: bool = False):

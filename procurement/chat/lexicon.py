@@ -5,7 +5,7 @@ request, so short intents (yes, cancel) must be the whole message."""
 import re
 
 from procurement.chat import normalise
-from procurement.chat.phrasebook import Phrases
+from procurement.chat.phrasebook import Phrases, said_as
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -62,20 +62,32 @@ NO = {"no", "n", "nope", "not yet", "wait", "hold on", "hold", "hang on", "not n
       "先不要送出", "稍等", "等一等", "再想想", "我再想想", "晚點", "晚點再說", "暫時不要", "先暫停", "先不送"}
 THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank you so much", "many thanks", "great thanks",
           "謝謝", "謝謝你", "謝謝您", "感謝", "感謝你", "感謝您", "多謝", "謝啦", "感恩", "謝了"}
-# The whole message, after normalised(): one cancel word, or two said together (「算了取消」,
-# "never mind, cancel it"), with a softening word before or after (「那就取消吧」, 「算了不買了啦」).
-_CANCEL_WORD = (r"(?:cancel(?: it| this(?: one)?| that(?: one)?| the request| my request)?|"
-                r"(?:cancel|scrap|discard|delete|bin|ditch|throw away)(?: it| this| that| the| my)?(?: draft| request)|"
-                r"(?:scrap|discard|ditch)(?: it| this| that)?|never mind|nevermind|nvm|"
-                r"forget it|取消(?:申請|這筆(?:申請)?|這張(?:單子?)?|這個|掉|好了)?|撤(?:掉|銷|回)(?:這張|這筆)?|"
-                r"(?:這張|這筆)(?:單子?|草稿)?不要了|把?(?:這張|這筆)?草稿(?:不要了|刪掉|刪除|丟掉)|(?:刪掉|刪除|丟掉)這張(?:草稿)?|"
-                r"不用了|算了|不買了)")
-# Said as a correction too: 「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit"; or as a
-# yes to "cancel it?": 「對，取消」.
-_CANCEL_BEFORE = (r"(?:(?:不對|不是|no|oops|sorry|對|是|嗯|好|yes|yeah|ok)\s*)?(?:(?:那|那就|好吧|唉)\s*)?"
-                  r"(?:(?:我是要|我要|我想|i meant|i meant to|i want to)\s*)?")
-_CANCEL_AFTER = r"(?:\s*(?:吧|了|啦|好了))?(?:\s*(?:不是要送出|不是送出|不要送出|not submit(?: it)?|don't submit(?: it)?))?"
-CANCEL = re.compile(rf"^{_CANCEL_BEFORE}{_CANCEL_WORD}(?:\s*{_CANCEL_WORD})?{_CANCEL_AFTER}$")
+# The whole message, after normalised(): cancel words (one, or two said together: 「算了取消」,
+# "never mind, cancel it"), with softening words around them (「那就取消吧」, 「算了不買了啦」), said
+# as a correction too (「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit") or as a yes to
+# "cancel it?" (「對，取消」). CANCEL.fills(message, CANCEL_PADDING) hears it.
+_THE_DRAFT = ("", " it", " this", " that", " the", " my")
+CANCEL = Phrases(
+    en=("cancel", "cancel it", "cancel this", "cancel this one", "cancel that", "cancel that one", "cancel the request",
+        "cancel my request", "never mind", "nevermind", "nvm", "forget it",
+        *said_as(("cancel", "scrap", "discard", "delete", "bin", "ditch", "throw away"), _THE_DRAFT,
+                 (" draft", " request")),
+        *said_as(("scrap", "discard", "ditch"), ("", " it", " this", " that")),
+        *said_as(("get rid of", "don't want", "do not want", "don't need", "do not need", "no longer need",
+                  "no longer want"), (" this", " the", " my", " that"), (" draft",)),
+        *said_as(("throw", "bin"), (" it", " this", " that", " the draft", " this draft", " my draft"), (" away", " out"))),
+    zh=(*said_as(("取消",), ("", "申請", "這筆", "這筆申請", "這張", "這張單", "這張單子", "這個", "掉", "好了")),
+        *said_as(("撤掉", "撤銷", "撤回"), ("", "這張", "這筆")),
+        *said_as(("這張", "這筆"), ("", "單", "單子", "草稿"), ("不要了",)),
+        *said_as(("", "把"), ("", "這張", "這筆", "那張", "那筆"), ("草稿",), ("", "幫我"),
+                 ("不要了", "不用了", "刪掉", "刪了", "刪除", "丟掉", "作廢", "取消", "撤掉")),
+        *said_as(("刪掉", "刪除", "丟掉"), ("這張",), ("", "草稿")),
+        "不用了", "算了", "不買了"))
+CANCEL_PADDING = Phrases(
+    en=("no", "oops", "sorry", "yes", "yeah", "ok", "i meant", "i meant to", "i want to", "not submit", "not submit it",
+        "don't submit", "don't submit it", "anymore", "any more", "after all", "i", "actually"),
+    zh=("不對", "不是", "對", "是", "嗯", "好", "那", "那就", "好吧", "唉", "我是要", "我要", "我想", "吧", "了", "啦", "好了",
+        "不是要送出", "不是送出", "不要送出", "剛剛", "剛才", "還是"))
 STATUS = Phrases(en=("status", "where is my", "where's my", "progress", "any update", "any news", "how is my request",
                      "what happened to my"),
                  zh=("進度", "狀態", "到哪", "怎麼樣了", "進行到", "處理到"))
@@ -83,9 +95,9 @@ CONTINUE = Phrases(en=("continue", "resume", "pick up where", "carry on", "my la
                    zh=("繼續", "剛才那件", "剛剛那件", "上次那件", "接著做", "接續"))
 STANDING = Phrases(en=("from now on", "always", "every time", "in future", "in the future", "going forward", "by default",
                        "remember that", "remember i", "remember my", "remember we", "remember our"),
-                   zh=("以後都", "以後", "之後都", "每次都", "從現在起", "從今以後", "一律"))
-# 「記住…」 「請幫我記得…」 said first: a standing preference too.
-STANDING_ASKED = re.compile(r"^(?:請|麻煩)?(?:幫我)?(?:記住|記得)")
+                   zh=("以後都", "以後", "之後都", "每次都", "從現在起", "從今以後", "一律"),
+                   # 「記住…」 「請幫我記得…」 said first: a standing preference too.
+                   opening=said_as(("", "請", "麻煩"), ("", "幫我"), ("記住", "記得")))
 ONE_OFF = Phrases(en=("this time", "just this once", "for this one", "for this request"), zh=("這次", "這一次", "本次", "這回"))
 DELIVERY = Phrases(en=("deliver", "ship", "send it", "send them"), zh=("送到", "寄到", "送去", "交貨"))
 # Asking for something to be bought; 「要2台」 (normalised: its count in digits) too.
@@ -100,22 +112,30 @@ def requests(text: str) -> bool:
 
 
 # Things no message can make the agent do. Each names who does it instead.
+_APPROVE = ("approve", "authorise", "authorize")
 INJECTION = {
-    "injection_approve": re.compile(
-        r"^(please\s+|just\s+|now\s+)*(approve|authori[sz]e|sign off)\b|"
-        r"\b(and|then|now|just)\s+(approve|authori[sz]e)\b|"
-        r"\bapprove\s+(it|this|that|them|my request)\s*(now|please|immediately|yourself)?\s*[.!]*$|"
-        r"(直接|幫我|替我|請你|你來|就)\s*(核准|批准|審核通過|通過)|^(核准|批准)"),
-    "injection_limit": re.compile(
-        r"\b(set|raise|increase|change|update|lift|bump)\b[^.?!]*"
-        r"\b(limit|approval limit|budget of (the )?department)\b|"
-        r"(額度|核准上限|簽核上限)[^。？！]*(改|設|提高|調|變成)|(改|設|提高|調)[^。？！]*(額度|核准上限|簽核上限)"),
-    "injection_done": re.compile(
-        r"\bmark\b[^.?!]*\b(as\s+)?(done|complete|completed|finished|confirmed|approved|paid|issued)\b|"
-        r"標記[^。？！]*(完成|已完成|核准|確認)|(當作|視為)[^。？！]*(完成|核准)"),
-    "injection_rules": re.compile(
-        r"\bignore\b[^.?!]*\b(rules|instructions|policy|policies|prompt)\b|\byou are now\b|\bsystem prompt\b|"
-        r"\bdeveloper mode\b|忽略[^。？！]*(規則|指示|規定)|不用管[^。？！]*(規則|規定)"),
+    "injection_approve": Phrases(
+        # "approve it" said first, or last, is a command; "who will approve my request?" asks
+        opening=(*said_as(("", "please ", "just ", "now ", "please just ", "just please "), (*_APPROVE, "sign off")),
+                 "核准", "批准"),
+        en=said_as(("and ", "then ", "now ", "just "), _APPROVE),
+        closing=said_as(("approve ",), ("it", "this", "that", "them", "my request"),
+                        ("", " now", " please", " immediately", " yourself")),
+        zh=said_as(("直接", "幫我", "替我", "請你", "你來", "就"), ("", " "), ("核准", "批准", "審核通過", "通過"))),
+    "injection_limit": Phrases(
+        pairs=((("set", "raise", "increase", "change", "update", "lift", "bump"),
+                ("limit", "budget of the department", "budget of department")),
+               (("額度", "核准上限", "簽核上限"), ("改", "設", "提高", "調", "變成")),
+               (("改", "設", "提高", "調"), ("額度", "核准上限", "簽核上限")))),
+    "injection_done": Phrases(
+        pairs=((("mark",), ("done", "complete", "completed", "finished", "confirmed", "approved", "paid", "issued")),
+               (("標記",), ("完成", "已完成", "核准", "確認")),
+               (("當作", "視為"), ("完成", "核准")))),
+    "injection_rules": Phrases(
+        en=("you are now", "system prompt", "developer mode"),
+        pairs=((("ignore",), ("rules", "instructions", "policy", "policies", "prompt")),
+               (("忽略",), ("規則", "指示", "規定")),
+               (("不用管",), ("規則", "規定")))),
 }
 
 
@@ -142,21 +162,24 @@ def is_thanks(text: str) -> bool:
     return re.sub(r"[\s.,!?;:~…，。！？；：、「」]+", " ", text.lower()).strip() in THANKS
 
 
-# 「好吧，那我知道了」, "ok, got it": heard, nothing asked; never a new request or a yes.
-ACK = re.compile(r"^(?:(?:好吧|好|喔|哦|嗯|唉|那|ok|okay|alright|oh)\s*)*(?:我)?(?:知道了|了解了?|瞭解了?|明白了?|懂了|收到了?|"
-                 r"got it|i see|understood|noted|makes sense|fair enough)(?:\s*(?:了|啦|喔|哦|謝謝|thanks))?$")
+# 「好吧，那我知道了」, "ok, got it": heard, nothing asked; never a new request or a yes. The whole message:
+# ACK.fills(message, ACK_PADDING).
+ACK = Phrases(en=("got it", "i see", "understood", "noted", "makes sense", "fair enough"),
+              zh=("知道了", "了解", "了解了", "瞭解", "瞭解了", "明白", "明白了", "懂了", "收到", "收到了"))
+ACK_PADDING = Phrases(en=("ok", "okay", "alright", "oh", "thanks"),
+                      zh=("好吧", "好", "喔", "哦", "嗯", "唉", "那", "我", "了", "啦", "謝謝"))
 
 
 def is_ack(text: str) -> bool:
-    return bool(ACK.match(normalised(text)))
+    return ACK.fills(normalised(text), ACK_PADDING)
 
 
 def _is_command(text: str) -> bool:
-    return text in YES or text in NO or text in THANKS or bool(CANCEL.match(text))
+    return text in YES or text in NO or text in THANKS or CANCEL.fills(text, CANCEL_PADDING)
 
 
 def is_cancel(text: str) -> bool:
-    return bool(CANCEL.match(normalised(text)))
+    return CANCEL.fills(normalised(text), CANCEL_PADDING)
 
 
 # "can I cancel it?", 「可以取消嗎」, 「REQ-2026-00001 可以取消嗎」: asked as a question, and meant.
@@ -184,7 +207,7 @@ def is_continue(text: str) -> bool:
 
 
 def is_standing(text: str) -> bool:
-    return STANDING.search(text) or bool(STANDING_ASKED.search(text.lower()))
+    return STANDING.search(text)
 
 
 def is_one_off(text: str) -> bool:
@@ -197,5 +220,4 @@ def is_request(text: str) -> bool:
 
 def injections(text: str) -> list[str]:
     """Which forbidden things the message asks for (phrase keys), in a fixed order."""
-    lowered = text.lower()
-    return [key for key, pattern in INJECTION.items() if pattern.search(lowered)]
+    return [key for key, table in INJECTION.items() if table.search(text)]

@@ -41,6 +41,14 @@ FOR_WHOM = re.compile(r"[給用為讓，,。；;]|\s")
 LEAD_VERB = re.compile(r"^\s*(?:我們?|請|麻煩|幫我|另外|還)*(?:想|還)?(?:要|需要|買|想買|想要|要買|請購|採購|訂)*\s*$")
 
 
+ASKING = ("要", "需要", "買", "想買", "想要", "要買", "請購", "採購", "訂")
+# "I need a laptop a monitor a keyboard": English items counted one after the other, after a verb of asking.
+EN_ASKING = ("need", "want", "get", "buy", "order", "purchase", "like", "me", "us")
+EN_COUNTS = ("a", "an")
+# A piece with one of these says more than an item ("a laptop for a new hire"): no run.
+EN_JOINING = ("for", "to", "with", "by", "from", "under", "of", "in", "on", "at", "and", "plus", "or", "but", "as",
+              "because", "each", "per", "than")
+
 # English number words, as a table: a run of them (joined by spaces, hyphens, and an "and" after a
 # hundred or a thousand) is one number.
 EN_UNITS = {word: n for n, word in enumerate(
@@ -127,14 +135,52 @@ def _english_number(match: re.Match) -> str:
 
 
 def separated(text: str) -> str:
-    """「要1台筆電1個螢幕1個鍵盤」 as 「要1台筆電、1個螢幕、1個鍵盤」: only when the message opens with a
-    count, so 「筆電3台螢幕2台」 (each count after its item) is left as it is."""
+    """「要1台筆電1個螢幕1個鍵盤」 as 「要1台筆電、1個螢幕、1個鍵盤」, when the message opens with a
+    count; 「筆電3台螢幕2台」 (each count after its item) as 「筆電3台、螢幕2台」 (counted_after)."""
     first = re.search(rf"\d+\s*[{MEASURE}]", text)
-    if first is None or not LEAD_VERB.match(text[:first.start()]):
-        return text
+    if first is None:
+        return english_run(text)
+    before = text[:first.start()]
+    # 「新人要1台筆電1個螢幕」: who it is for, said before the verb, is no item
+    if not LEAD_VERB.match(before) and not (before.rstrip().endswith(ASKING) and not FOR_WHOM.search(before.strip())):
+        return counted_after(text)
     head, tail = text[:first.end()], text[first.end():]
     cuts = [m.start() for m in COUNTED_RUN.finditer(tail)]
     pieces = [tail[a:b] for a, b in zip([0, *cuts], [*cuts, len(tail)])]
     if len(pieces) < 2 or any(FOR_WHOM.search(piece) for piece in pieces[:-1]):
         return text  # 「2台，1台給新人阿明1台給小華」 says who gets each, not more items
     return head + "、".join(pieces)
+
+
+# After a count and its measure word, the next item: 「筆電3台|螢幕2台」.
+AFTER_COUNT = re.compile(rf"(?<=\d[{MEASURE}])(?=[^\d\s，,、。；;！？!?])")
+CLAUSE_END = re.compile(r"[，,。；;！？!?]")
+ITEM_THEN_COUNT = re.compile(rf"[^\d，,、。；;]+?\d+\s*[{MEASURE}]")
+
+
+def counted_after(text: str) -> str:
+    """「筆電3台螢幕2台」 as 「筆電3台、螢幕2台」: items each followed by its count, one after the other,
+    and nothing else (「筆電3台給新人2台給小華」 says who gets them, and is left as it is)."""
+    end = CLAUSE_END.search(text)  # the first clause; what follows (「，新人報到用」) stays as it is
+    clause, rest = (text[:end.start()], text[end.start():]) if end else (text, "")
+    cuts = [m.start() for m in AFTER_COUNT.finditer(clause)]
+    pieces = [clause[a:b] for a, b in zip([0, *cuts], [*cuts, len(clause)])]
+    if len(pieces) < 2 or not all(ITEM_THEN_COUNT.fullmatch(piece) for piece in pieces) \
+            or any(FOR_WHOM.search(piece) for piece in pieces[1:]):
+        return text
+    return "、".join(pieces) + rest
+
+
+def english_run(text: str) -> str:
+    """"I need a laptop a monitor a keyboard" as "I need a laptop, a monitor, a keyboard": each
+    article or count opens an item, when the message says none of its own separators."""
+    words = text.split(" ")
+    starts = [i for i, w in enumerate(words) if w.lower() in EN_COUNTS or w.isdigit()]
+    if len(starts) < 2 or re.search(r"[,;，、。]", text) or not starts[0] \
+            or words[starts[0] - 1].lower() not in EN_ASKING:
+        return text
+    pieces = [words[a:b] for a, b in zip(starts, [*starts[1:], len(words)])]
+    if any(len(piece) < 2 or any(w.lower() in EN_JOINING or w.lower() in EN_COUNTS for w in piece[1:])
+           for piece in pieces[:-1]) or len(pieces[-1]) < 2:
+        return text
+    return " ".join(words[:starts[0]]) + " " + ", ".join(" ".join(piece) for piece in pieces)

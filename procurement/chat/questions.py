@@ -58,8 +58,11 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
         zh=("採購單", "訂單號", "單號", "買了什麼", "訂了什麼", "po號", "po 號", "po編號", "po 編號"))),
     ("list", Phrases(
         en=("my requests", "all my", "all of my", "what requests do i have", "what orders do i have",
-            "how many requests"),
-        zh=("所有", "全部", "列出", "我的申請", "有哪些", "幾張", "幾筆"),
+            "how many requests", "what have i requested", "what have i asked for", "what did i ask for",
+            "what requests have i", "what orders have i", "which requests are mine", "everything i asked for",
+            "everything i've asked for", "everything i requested", "everything i've requested", "my drafts"),
+        zh=("所有", "全部", "列出", "我的申請", "有哪些", "幾張", "幾筆", "申請過哪些", "申請了哪些", "請購過哪些",
+            "請購了哪些", "送過哪些", "送了哪些", "我的草稿"),
         patterns=(r"\b(?:list|show)\b[^?.!]*\brequests?\b",))),
     ("unknown", Phrases(
         en=("delivery date", "delivery time", "delivery status", "has it arrived", "has it arrive", "have they arrived",
@@ -80,7 +83,8 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
             "who has to decide", "waiting on", "waiting for", "taking so long", "how long"),
         zh=("有人在看", "有人在審", "有人在處理", "有人看了", "現在呢", "現在怎麼樣", "現在怎樣", "現在如何", "卡在",
             "好了嗎", "這麼久", "那麼久", "多久", "進度", "狀態", "狀況", "到哪", "怎麼樣了", "怎樣了", "如何了", "進行到",
-            "處理到", "核准了嗎", "好了沒", "通過了嗎", "批了嗎", "情況", "審到哪", "單子呢"),
+            "處理到", "核准了嗎", "好了沒", "通過了嗎", "批了嗎", "情況", "審到哪", "單子呢", "核准了沒", "核准沒",
+            "通過了沒", "批了沒", "批准了沒", "過了沒", "簽了沒", "簽好了嗎"),
         patterns=(
             r"\bhow(?:'s| is| are)\b[^?.!]*\b(?:request|order|laptops?|monitors?|keyboards?|chairs?|docks?|it|they)\b",
             r"\bwho(?:'s| is| are)? (?:approving|reviewing|deciding|looking at|handling|signing)\b",
@@ -99,7 +103,7 @@ LATEST = Phrases(en=("last", "latest", "previous", "most recent", "newest"),
 ALL_OPEN = Phrases(en=("open requests", "all my", "all of my"), zh=("所有", "全部", "進行中的"),
                    patterns=(r"\ball\b[^?.!]*\bopen\b",))
 # Words that only ask after a request already made, whatever verb rides along (請購 is also a noun).
-ASKED_AFTER = Phrases(en=("status", "progress", "where is", "where's"), zh=("到哪", "進度", "狀態", "怎麼樣了", "那張", "那筆"))
+ASKED_AFTER = Phrases(en=("status", "progress", "where is", "where's"), zh=("到哪", "進度", "狀態", "怎麼樣了", "那張", "那筆", "了沒"))
 QUESTION_MARK = re.compile(r"[?？]\s*$|嗎\s*$|呢\s*$")
 
 

@@ -244,10 +244,13 @@ def change_reply(task, lang: str) -> str:
 
 
 def list_reply(tasks, lang: str, *, open_only: bool = False, more: int = 0) -> str:
-    """The caller's requests, newest first, from State; `more`: how many older ones are not listed."""
+    """The caller's requests, newest first, from State, her drafts (never sent) marked as such;
+    `more`: how many older ones are not listed."""
     if not tasks:
         return say("no_open_requests" if open_only else "no_requests", lang)
-    rows = [say("list_row", lang, n=n, number=name_of(t, lang), what=drafts.describe_lines(t.lines, lang),
+    rows = [say("list_draft_row", lang, n=n, what=drafts.describe_lines(t.lines, lang))
+            if t.state == workflow.DRAFT and not t.number else
+            say("list_row", lang, n=n, number=name_of(t, lang), what=drafts.describe_lines(t.lines, lang),
                 state=task_words(t, lang)) + (say("list_po", lang, po=t.po_number) if t.po_number else "")
             for n, t in enumerate(tasks, start=1)]
     if more > 0:

@@ -153,6 +153,7 @@ PHRASES = {
     "list_head": _("Your requests:"),
     "list_open_head": _("Your open requests:"),
     "list_row": _("{n}. {number}: {what}, {state}"),
+    "list_draft_row": _("{n}. Draft: {what}, not submitted yet"),
     "list_po": _(", purchase order {po}"),
     "no_requests": _("You have no requests yet."),
     "no_open_requests": _("You have no open requests."),

@@ -29,7 +29,8 @@ CATALOGUE = ("Keyboard", "Laptop", "Monitor", "Office chair", "USB-C dock")
     ("ｉ７筆電２台，預算ＮＴ＄５萬", "i7筆電2台，預算NT$5萬"),  # full-width, the Chinese comma kept
     ("我要两台笔电", "我要2台筆電"),              # simplified forms read as Traditional
     ("要一台筆電一個螢幕一個鍵盤", "要1台筆電、1個螢幕、1個鍵盤"),
-    ("筆電3台螢幕2台", "筆電3台螢幕2台"),          # each count after its item: left as it is
+    ("筆電3台螢幕2台", "筆電3台、螢幕2台"),        # each count after its item: separate lines too
+    ("筆電3台給新人2台給小華", "筆電3台給新人2台給小華"),  # who gets them: left as it is
     ("等一下", "等一下"), ("第一個", "第一個"), ("最後一個", "最後一個"), ("上一張請購到哪了", "上一張請購到哪了"),
     ("千萬不要送出", "千萬不要送出"), ("十分感謝", "十分感謝"), ("一起買", "一起買"),
 ])
