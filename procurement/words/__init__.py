@@ -91,10 +91,17 @@ def coded_refusal(exc: DomainError) -> str | None:
 
 
 def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
-    """The refusal's field errors in the reader's language: a field that repeats the refusal's own
-    English reads as its code's words; a message worded at the raise (gettext) stays as it is."""
+    """The refusal's field errors in the reader's language: a field's code (a Said) in its words; a
+    field that repeats the refusal's own English as the refusal's code's words; a message worded at
+    the raise (gettext) as it is."""
     coded, own = coded_refusal(exc), str(exc)
-    return {field: [coded if coded is not None and str(message) == own else str(message) for message in messages]
+
+    def worded(message) -> str:
+        if isinstance(message, Said):
+            return render(message)
+        return coded if coded is not None and str(message) == own else str(message)
+
+    return {field: [worded(message) for message in messages]
             for field, messages in (exc.extra.get("errors") or {}).items()}
 
 
