@@ -106,13 +106,17 @@ def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
 
 
 def refusal(exc: DomainError) -> str:
-    """A refusal as the person who met it reads it: its code's words in their language; else
-    what kind of refusal it is, never an event or state code."""
+    """A refusal as the person who met it reads it: its code's words in their language. One raised
+    without a code reads to an English reader as it was raised (its English is all it says), to
+    anyone else as what kind of refusal it is, never an event or state code. Pages, the API and
+    the chat all read refusals here, so none chooses between `str(exc)` and anything else."""
     if exc.translated:
         return str(exc)
     coded = coded_refusal(exc)
     if coded is not None:
         return coded
+    if _english():
+        return str(exc)
     for kind, words in GENERIC.items():
         if isinstance(exc, kind):
             state = labels.state_label(exc.extra.get("state") or "")
