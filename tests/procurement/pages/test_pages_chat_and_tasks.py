@@ -162,8 +162,7 @@ def test_bad_amendments_say_what_is_wrong_and_change_nothing(task, demo, lines, 
 def test_an_amendment_from_a_stale_page_is_refused(task, demo):
     page = client_for(demo["alice"]).post(reverse("task-amend", args=[task.pk]),
                                           change_form(task, version=task.version - 1), **HX)
-    # Uncoded, it reads to an English reader as raised, as on the API: what the request is now.
-    assert page.status_code == 409 and "This request changed since you looked: it is now" in page.content.decode()
+    assert page.status_code == 409 and "This request changed since you opened it" in page.content.decode()
 
 
 def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_assert_num_queries):

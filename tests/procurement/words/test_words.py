@@ -37,9 +37,9 @@ SAMPLES = {  # one value for each parameter a code may take
     "text": "約三週", "asked": "tax_id",
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
-# and HTTP, a purchase order's PO- in an example, and the names of files and their sizes (Excel, XLSX,
+# and HTTP, a purchase order's PO- in an example, an API token, and the names of files and their sizes (Excel, XLSX,
 # CSV, MB, a workbook's XML and its DOCTYPE), as the zh-Hant pages write them.
-ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO", "Excel", "XLS", "XLSX", "CSV", "MB", "XML", "DOCTYPE"}
+ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO", "API", "Excel", "XLS", "XLSX", "CSV", "MB", "XML", "DOCTYPE"}
 
 
 PER_CODE = {"ask_split": {"who": [["新竹科技供應", ["Laptop"]], ["高雄辦公家具", ["Monitor"]]]}}
