@@ -2,7 +2,6 @@
 
 `errors` maps a field to its messages; a nested field is named by its path, so one bad
 quantity in the second line is `{"lines.1.quantity": ["..."]}`."""
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -11,7 +10,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agentstate.errors import DomainError
 
-from procurement.words import CODES, coded_refusal, refusal, refusal_errors, render
+from procurement.words import refusal, refusal_errors
 
 
 def exception_handler(exc, context):
@@ -27,14 +26,8 @@ def exception_handler(exc, context):
 
 
 def _detail(exc: DomainError) -> str:
-    """A coded refusal in the caller's language (procurement.words); else English clients read it as
-    the service wrote it, others in their language."""
-    if exc.said.code in CODES:
-        return render(exc.said)
-    coded = coded_refusal(exc)
-    if coded is not None:
-        return coded
-    return str(exc) if (get_language() or "en").startswith("en") else refusal(exc)
+    """The refusal in the caller's language, as every page words it (procurement.words.refusal)."""
+    return refusal(exc)
 
 
 def field_errors(detail, path: str = "") -> dict[str, list[str]]:

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentstate.errors import NotFound
+from agentstate.said import say
 
 from procurement.history import review
 from procurement import selectors
@@ -80,7 +81,7 @@ class ReviewActionView(ApiView):
                    request=ReviewActionSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, pk, action):
         if action not in ACTIONS:
-            raise NotFound(f"No action {action!r}; the actions are: {', '.join(ACTIONS)}.")
+            raise NotFound(said=say("review_no_such_action", action=action, actions=list(ACTIONS)))
         task = selectors.review_task_for(user=request.user, task_id=pk)  # 404, or 403 with the reason
         data = self.parsed(ReviewActionSerializer, request.data)
         version = data.get("version") or task.version

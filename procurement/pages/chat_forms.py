@@ -8,6 +8,7 @@ from agentstate.errors import DomainError
 from procurement.chat.runtime import message_checked
 from procurement.infra.inputguard import InputRefused, check_text
 from procurement.infra.limits import MAX_CHAT_CHARS
+from procurement.words import refusal, refusal_errors
 
 
 class ChatMessageForm(forms.Form):
@@ -24,6 +25,9 @@ class ChatMessageForm(forms.Form):
         text = self.cleaned_data.get("text", "")
         try:
             check_text(text, str(_("Message")))
-            return message_checked(text, lang=self.lang)
-        except (InputRefused, DomainError) as refused:
+        except InputRefused as refused:  # the input layer's own words, as its middleware shows them
             raise forms.ValidationError(str(refused)) from None
+        try:
+            return message_checked(text, lang=self.lang)
+        except DomainError as refused:  # worded as every page words a refusal (procurement.words)
+            raise forms.ValidationError(refusal_errors(refused).get("text") or [refusal(refused)]) from None

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agentstate.errors import DomainError, NotFound
 
+from procurement.words import refusal_errors
 from procurement.words.people import person_label
 from procurement.policy.delegation import delegation_create, delegation_delete, delegation_errors, delegations_of
 from procurement.selectors.roles import approvers, uses_delegations
@@ -65,7 +66,7 @@ def delegations_page(request):
                                   starts=form.cleaned_data["starts"], ends=form.cleaned_data["ends"])
                 return redirect("delegations")
             except DomainError as exc:
-                for field, messages in (exc.extra.get("errors") or {}).items():
+                for field, messages in refusal_errors(exc).items():
                     for message in messages:
                         form.add_error(field if field in form.fields else None, message)
         status = 400

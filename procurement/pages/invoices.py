@@ -22,7 +22,7 @@ from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 from procurement.invoicing.variance_words import variance_words
 from procurement.invoicing.queue import SECTIONS, ap_queue
 from procurement.pages import invoice_queue
-from procurement.words import refusal
+from procurement.words import refusal, refusal_errors
 
 LIST, FORM = "procurement/invoices.html", "procurement/invoice_new.html"
 
@@ -77,7 +77,7 @@ def invoice_new(request, task_id):
     try:
         invoice_enter(user=request.user, task_id=po.task.pk, fields=form.fields_for_entry())
     except InvoiceInvalid as refused:
-        form.add_entry_errors(refused.extra.get("errors") or {})
+        form.add_entry_errors(refusal_errors(refused))
         return _form(request, form, 400)
     except DomainError as refused:
         form.add_error(None, refusal(refused))

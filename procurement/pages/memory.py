@@ -23,10 +23,12 @@ from agentstate.memory import policy
 from agentstate.memory.deletion import memory_delete, memory_delete_preview
 from agentstate.memory.models import MAX_CONTENT, Kind, MemoryEntry, MemoryVersion, Scope
 from agentstate.memory.services import memory_confirm, memory_correct
+from agentstate.said import say
 
 from procurement.selectors import memory as selectors
 from procurement.infra.limits import MAX_REASON_CHARS
-from procurement.words import coded_refusal, refusal_errors
+from procurement.words import refusal, refusal_errors
+from procurement.words import render as render_said
 from procurement.pages.memory_forms import CorrectForm, DeleteForm, MemoryFilterForm, VersionForm, first_error
 
 PER_PAGE = 50
@@ -49,15 +51,17 @@ def memory_list(request):
     chosen = {name: (form.cleaned_data.get(name) or "").strip() if valid else "" for name in FILTERS}
     context = {"chosen": chosen, "scopes": Scope.values, "kinds": Kind.values, "statuses": LISTED_STATUSES}
     status = 200
-    try:
-        if not valid:
-            raise DomainError(first_error(form))
-        rows = selectors.memory_entries_for(request.user, **chosen).annotate(
-            has_pending=Exists(MemoryVersion.objects.filter(entry=OuterRef("pk"), status=VStatus.PENDING)))
-        context["page"] = Paginator(rows, PER_PAGE).get_page(form.cleaned_data.get("page"))
-    except DomainError as exc:
-        status = exc.http_status
-        context |= {"error": str(exc), "field_errors": _messages(exc)}
+    if not valid:  # the form's own words, in her language
+        status = 400
+        context |= {"error": first_error(form), "field_errors": []}
+    else:
+        try:
+            rows = selectors.memory_entries_for(request.user, **chosen).annotate(
+                has_pending=Exists(MemoryVersion.objects.filter(entry=OuterRef("pk"), status=VStatus.PENDING)))
+            context["page"] = Paginator(rows, PER_PAGE).get_page(form.cleaned_data.get("page"))
+        except DomainError as exc:
+            status = exc.http_status
+            context |= {"error": refusal(exc), "field_errors": _messages(exc)}
     return render(request, _template(request, "procurement/memory_list.html", "results"), context, status=status)
 
 
@@ -243,9 +247,8 @@ def _messages(exc: DomainError) -> list[str]:
 def _refused(request, entry, exc: DomainError, extra=None):
     if isinstance(exc, NotFound):
         raise Http404("No such memory entry.")
-    message = coded_refusal(exc) or str(exc)
-    if isinstance(exc, NotPermitted):
-        message = _("You may read this entry but not confirm, correct or delete it.")
+    # Refused by the policy: she may read the entry, and she is told so, whatever the engine said.
+    message = render_said(say("may_only_read_entry")) if isinstance(exc, NotPermitted) else refusal(exc)
     return _answer(request, entry, error=message, field_errors=_messages(exc), status=exc.http_status, extra=extra)
 
 

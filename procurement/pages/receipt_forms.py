@@ -8,6 +8,7 @@ from agentstate.errors import DomainError
 from procurement import selectors, workflow
 from procurement.models.receiving import RejectReason
 from procurement.purchase.progress import progress_of
+from procurement.words import refusal_errors
 
 LIMIT = 10000
 
@@ -46,7 +47,7 @@ class ReceiveForm(forms.Form):
     def show_refusal(self, exc: DomainError) -> None:
         """Field errors from the service ("lines.0.accepted") on the row they concern."""
         lines = self.lines()
-        for key, messages in (exc.extra.get("errors") or {}).items():
+        for key, messages in refusal_errors(exc).items():
             parts = key.split(".")
             name = f"{parts[2]}_{lines[int(parts[1])]['line']}" if len(parts) == 3 and parts[1].isdigit() else None
             for message in messages:

@@ -10,6 +10,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import DomainError, NotFound, NotPermitted
 from agentstate.kinds import get_kind
+from agentstate.said import say
 
 from procurement import selectors, workflow
 from procurement.purchase import services
@@ -17,6 +18,7 @@ from procurement.words.labels import is_agent
 from procurement.words.people import remember
 from procurement.purchase.requests import named_in, request_now
 from procurement.words import refusal, refusal_errors
+from procurement.words import render as render_said
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
 from procurement.pages.receipt_forms import receive_form_for
 from procurement.receiving.services import goods_receipt_record
@@ -168,12 +170,11 @@ def task_receive(request, task_id):
         return _answer(request, task, refusal(exc), exc.http_status)
     form = receive_form_for(request.user, task, request.POST)
     if form is None:
-        return _answer(request, task, _("Goods can be recorded only once the purchase order is issued, and not "
-                                          "after the request is closed."), 409)
+        return _answer(request, task, render_said(say("receipt_not_open")), 409)
     if not form.is_valid() or not form.lines():
         if form.is_valid():
-            form.add_error(None, _("Record at least one line."))
-        return _answer(request, task, _("Please correct the marked fields."), 400, receive=form)
+            form.add_error(None, render_said(say("receipt_no_lines")))
+        return _answer(request, task, render_said(say("receipt_invalid")), 400, receive=form)
     try:
         goods_receipt_record(task_id=task.pk, user=request.user, lines=form.lines(), note=form.cleaned_data["note"])
     except DomainError as exc:

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from agentstate.errors import DomainError
+from agentstate.said import Said, say
 import openpyxl
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -36,20 +35,16 @@ COLUMNS = {
     "lead_time_days": ["交期", "交期天", "交期天數", "leadtime", "leadtimedays", "lead_time_days"],
 }
 REQUIRED = ("item", "supplier", "tax_id", "unit_price")
-HEADER_NAMES = {  # how the refusal names each column
-    "item": gettext_lazy("品項 (item)"), "supplier": gettext_lazy("供應商 (supplier)"),
-    "tax_id": gettext_lazy("統一編號 (tax ID)"), "unit_price": gettext_lazy("單價 (unit price, before tax)"),
-    "lead_time_days": gettext_lazy("交期 (lead time in days)"),
-}
+OPTIONAL = ("lead_time_days",)
 PRICE = re.compile(r"^(?:NT\$|\$)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?\s*(?:元)?$", re.IGNORECASE)
 
 
 class SheetRefused(DomainError):
-    """The file is not a quote sheet we can read; nothing was stored. Written in the reader's language."""
-    translated = True
+    """The file is not a quote sheet we can read; nothing was stored. Its code is worded on read
+    (procurement.words.refusals), on the file's field too."""
 
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message, errors={"file": [message]})
+    def __init__(self, *, said: Said, status: int = 400):
+        super().__init__(said=said, errors={"file": [said]})
         self.http_status = status
 
 
@@ -63,32 +58,30 @@ class SheetRow:
     lead_time_days: int | None
 
 
-def expected_columns() -> str:
-    required = "、".join(str(HEADER_NAMES[c]) for c in REQUIRED)
-    return _("Expected columns: %(required)s; optional: %(optional)s.") % {
-        "required": required, "optional": str(HEADER_NAMES["lead_time_days"])}
+def expected_columns() -> dict:
+    """The columns a refusal names as expected: the required ones, and the optional."""
+    return {"required": list(REQUIRED), "optional": list(OPTIONAL)}
 
 
 def read_sheet(content: bytes) -> list[SheetRow]:
     """The sheet's quote rows (empty rows skipped); SheetRefused when it cannot be one."""
     if not content:
-        raise SheetRefused(_("The file is empty."))
+        raise SheetRefused(said=say("sheet_file_empty"))
     if len(content) > settings.QUOTE_SHEET_MAX_BYTES:
         mb = settings.QUOTE_SHEET_MAX_BYTES / (1024 * 1024)
-        raise SheetRefused(_("The file is %(size)s MB; files up to %(limit)s MB are accepted.")
-                           % {"size": f"{len(content) / (1024 * 1024):.1f}", "limit": f"{mb:g}"}, status=413)
+        raise SheetRefused(said=say("sheet_file_too_big", size=f"{len(content) / (1024 * 1024):.1f}", limit=f"{mb:g}"),
+                           status=413)
     if content.startswith(ZIP_MAGIC):
         table = _xlsx_cells(content)
     elif content.startswith(OLE_MAGIC):
-        raise SheetRefused(_("This is an old Excel file (.xls). Save it as .xlsx or .csv and attach it again."))
+        raise SheetRefused(said=say("sheet_old_excel"))
     else:
         table = _csv_cells(content)
     return _rows(table)
 
 
 def _not_a_sheet() -> SheetRefused:
-    return SheetRefused(_("This file is not a spreadsheet. Attach the quotes as an Excel workbook (.xlsx) or a "
-                          "CSV file."))
+    return SheetRefused(said=say("sheet_not_a_spreadsheet"))
 
 
 def _xlsx_cells(content: bytes) -> list[list[str]]:
@@ -98,11 +91,10 @@ def _xlsx_cells(content: bytes) -> list[list[str]]:
             if "xl/workbook.xml" not in names:
                 raise _not_a_sheet()
             if sum(info.file_size for info in archive.infolist()) > MAX_INFLATED_BYTES:
-                raise SheetRefused(_("The workbook unpacks to more than %(mb)d MB; it is not read.")
-                                   % {"mb": MAX_INFLATED_BYTES // (1024 * 1024)}, status=413)
+                raise SheetRefused(said=say("sheet_inflates_too_far", mb=MAX_INFLATED_BYTES // (1024 * 1024)),
+                                   status=413)
             if any(_declares_entities(archive, name) for name in names if name.endswith((".xml", ".rels"))):
-                raise SheetRefused(_("The workbook's XML declares entities (a DOCTYPE), which a spreadsheet never "
-                                     "needs; it is not read. Save it again from Excel and attach it."))
+                raise SheetRefused(said=say("sheet_declares_entities"))
         # read_only: streamed; data_only=False: a formula cell gives its formula, never a cached result.
         book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=False)
     except SheetRefused:
@@ -187,20 +179,17 @@ def _columns(header: list[str]) -> dict[str, int]:
 def _rows(table: list[list[str]]) -> list[SheetRow]:
     table = [row for row in table if any(cell for cell in row)]
     if not table:
-        raise SheetRefused(_("The sheet is empty. %(expected)s") % {"expected": expected_columns()})
+        raise SheetRefused(said=say("sheet_empty", **expected_columns()))
     header, body = table[0], table[1:]
     columns = _columns(header)
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
-        found = "、".join(h for h in header if h) or _("none")
-        raise SheetRefused(_("The sheet's columns are: %(found)s. Missing: %(missing)s. %(expected)s") % {
-            "found": found[:300], "missing": "、".join(str(HEADER_NAMES[c]) for c in missing),
-            "expected": expected_columns()})
+        headers = [title[:100] for title in header if title][:20]
+        raise SheetRefused(said=say("sheet_columns_missing", headers=headers, missing=missing, **expected_columns()))
     if not body:
-        raise SheetRefused(_("The sheet has its header but no quotes."))
+        raise SheetRefused(said=say("sheet_no_quotes"))
     if len(body) > settings.QUOTE_SHEET_MAX_ROWS:
-        raise SheetRefused(_("The sheet has %(n)d quotes; at most %(max)d are read at once.")
-                           % {"n": len(body), "max": settings.QUOTE_SHEET_MAX_ROWS})
+        raise SheetRefused(said=say("sheet_too_many_rows", n=len(body), max=settings.QUOTE_SHEET_MAX_ROWS))
     return [_row(n, cells, columns) for n, cells in enumerate(body, start=2)]
 
 
@@ -228,14 +217,8 @@ def _price(n: int, text: str) -> Decimal:
         except InvalidOperation:
             value = None
     if value is None or value <= 0 or value >= Decimal("1000000000000"):
-        shown = text[:40] or _("(empty)")
-        if text.startswith("="):
-            message = _("Row %(row)d: the unit price is the formula “%(text)s”. Formulas are not calculated; type the "
-                        "price as a number and attach the file again.")
-        else:
-            message = _("Row %(row)d: the unit price “%(text)s” is not a price above zero. Type it as a number, such "
-                        "as 35000, and attach the file again.")
-        raise SheetRefused(message % {"row": n, "text": shown})
+        code = "sheet_price_formula" if text.startswith("=") else "sheet_price_not_positive"
+        raise SheetRefused(said=say(code, row=n, text=text[:40]))
     return value
 
 
@@ -243,6 +226,5 @@ def _days(n: int, text: str) -> int | None:
     if not text:
         return None
     if not text.isdigit() or int(text) > 3650:
-        raise SheetRefused(_("Row %(row)d: the lead time “%(text)s” is not a number of days.")
-                           % {"row": n, "text": text[:40]})
+        raise SheetRefused(said=say("sheet_lead_time_not_days", row=n, text=text[:40]))
     return int(text)

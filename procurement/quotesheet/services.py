@@ -19,7 +19,6 @@ from agentstate.machine import fire
 from agentstate.said import Said, say
 
 from procurement import workflow
-from procurement.infra.inputguard import file_name_too_long
 from procurement.infra.limits import MAX_FILE_NAME_CHARS
 from procurement.models import Quote, Supplier
 from procurement.purchase import catalogue as words_table
@@ -59,11 +58,10 @@ def quote_sheet_attach(*, user, content: bytes, filename: str, content_type: str
     """See the module docstring. `task` is the draft to attach to; without one a draft is started
     (in `session`, if given) with the draft `fields` given. Only a draft takes a sheet: Conflict otherwise."""
     if len(filename) > MAX_FILE_NAME_CHARS:
-        raise SheetRefused(file_name_too_long())
+        raise SheetRefused(said=say("sheet_file_name_too_long", limit=MAX_FILE_NAME_CHARS))
     rows = read_sheet(content)
     if task is not None and task.state != workflow.DRAFT:
-        raise Conflict(f"A quote sheet is attached while drafting; this request is {task.state}.",
-                       state=task.state)
+        raise Conflict(said=say("sheet_not_draft", state=task.state), state=task.state)
     vocabulary = words_table.vocabulary()
     catalogue, suppliers = catalogue_medians(), supplier_list(vocabulary)
     states, questions = checks.sheet_check(rows, catalogue=catalogue, suppliers=suppliers, vocabulary=vocabulary,
@@ -94,7 +92,7 @@ def quote_question_answer(*, task, user, n: int, action: str, value: str = "", e
     sheet = task.data.get("quote_sheet") or {}
     question = next((q for q in open_questions(sheet) if q["n"] == n), None)
     if question is None:
-        raise Conflict("That question about the quote sheet is already answered.")
+        raise Conflict(said=say("sheet_question_answered"))
     sheet = _resolved(sheet, question, action, value)
     with transaction.atomic():
         fire(task.pk, "update_draft", actor=user, expected_version=expected_version, data={"quote_sheet": sheet},
@@ -123,13 +121,13 @@ def _resolved(sheet: dict, question: dict, action: str, value: str) -> dict:
     elif action == "price" and question["kind"] == checks.PRICE:
         price = Decimal(value)
         if price <= 0:
-            raise SheetAnswerRefused("A price must be above zero.")
+            raise SheetAnswerRefused(said=say("sheet_price_not_above_zero"))
         row.setdefault("sheet_unit_price", row["unit_price"])  # what the sheet said, before her correction
         row["unit_price"], row["status"] = str(price.quantize(Decimal("0.01"))), "corrected"
     elif action == "tax_id" and question["kind"] == checks.TAX_ID:
         listed = supplier_list().by_tax.get(value) if checks.tax_id_valid(value) else None
         if listed is None:
-            raise SheetAnswerRefused(f"{value} is not the tax ID of a supplier on our list.", tax_id=value)
+            raise SheetAnswerRefused(said=say("sheet_tax_id_not_listed", tax_id=value), tax_id=value)
         row["tax_id"], row["listed_supplier"], row["status"] = value, listed, "corrected"
     elif action == "item" and question["kind"] == checks.UNKNOWN_ITEM:
         row["catalogue_item"], row["status"] = value, "corrected"
@@ -139,7 +137,7 @@ def _resolved(sheet: dict, question: dict, action: str, value: str) -> dict:
         if far:
             questions.append({"n": max(q["n"] for q in questions) + 1, "status": "open", **far})
     else:
-        raise SheetAnswerRefused(f"'{action}' does not answer a {question['kind']} question.")
+        raise SheetAnswerRefused(said=say("sheet_answer_does_not_fit", asked=question["kind"]), action=action)
     this |= {"status": "resolved", "answer": {"action": action, "value": value}}
     return {**sheet, "rows": rows, "questions": questions}
 

@@ -5,10 +5,9 @@ out once that has committed, through the receipts protocol (key stored first, ex
 from decimal import Decimal
 
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 from agentstate.actors import Actor
-from agentstate.errors import Conflict, DomainError, said
+from agentstate.errors import Conflict, DomainError
 from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
@@ -28,44 +27,42 @@ class InvalidReceipt(DomainError):
 
 
 def _invalid(errors: dict) -> InvalidReceipt:
-    return said(InvalidReceipt(_("Please correct the marked fields."), errors=errors))
+    """The refusal, with what each field says as a code (procurement.words.refusal_errors words it)."""
+    return InvalidReceipt(said=say("receipt_invalid"), errors=errors)
 
 
 def _locked(task_id) -> Task:
     task = Task.objects.select_for_update(no_key=True).get(pk=task_id)
     if task.state != workflow.CONFIRMED:
-        raise said(Conflict(_("Goods can be recorded only once the purchase order is issued, and not after "
-                              "the request is closed."), current_version=task.version))
+        raise Conflict(said=say("receipt_not_open"), current_version=task.version)
     return task
 
 
 def _line_errors(index: int, line: dict, progress: Progress) -> dict:
     where = f"lines.{index}."
     if line["line"] >= len(progress.lines):
-        return {where + "line": [_("The purchase order has no line %(line)s.") % {"line": line["line"]}]}
+        return {where + "line": [say("receipt_no_such_line", line=line["line"])]}
     done, accepted, rejected = progress.lines[line["line"]], line["accepted"], line.get("rejected") or 0
     if accepted == 0 and rejected == 0:
-        return {where + "accepted": [_("Nothing is recorded on this line: give an accepted or rejected quantity.")]}
+        return {where + "accepted": [say("receipt_line_empty")]}
     if accepted > done.open:
-        return {where + "accepted": [_("At most %(open)s more can be accepted: %(ordered)s ordered, %(received)s "
-                                       "already accepted.") % {"open": done.open, "ordered": done.ordered,
-                                                              "received": done.received}]}
+        return {where + "accepted": [say("receipt_over_open", open=done.open, ordered=done.ordered,
+                                         received=done.received)]}
     if -accepted > done.received:
-        return {where + "accepted": [_("At most %(received)s can be returned: that many were accepted.")
-                                     % {"received": done.received}]}
+        return {where + "accepted": [say("receipt_return_over", received=done.received)]}
     if (rejected or accepted < 0) and not line.get("reason"):
-        return {where + "reason": [_("Say why: damaged, wrong item or other.")]}
+        return {where + "reason": [say("receipt_reason_needed")]}
     return {}
 
 
 def _check(lines: list[dict], progress: Progress) -> None:
     errors: dict = {}
     if not lines:
-        errors["lines"] = [_("Record at least one line.")]
+        errors["lines"] = [say("receipt_no_lines")]
     seen = set()
     for index, line in enumerate(lines):
         if line["line"] in seen:
-            errors[f"lines.{index}.line"] = [_("Each PO line once per receipt.")]
+            errors[f"lines.{index}.line"] = [say("receipt_line_twice")]
         seen.add(line["line"])
         errors |= _line_errors(index, line, progress)
     if errors:
@@ -133,12 +130,12 @@ def purchase_order_close_short(*, task_id, user, reason: str) -> Task:
     budget the rest would have spent is released, and the ERP's PO is closed once, after the move."""
     reason = (reason or "").strip()
     if not reason:
-        raise _invalid({"reason": [_("Say why the rest is closed.")]})
+        raise _invalid({"reason": [say("close_reason_needed")]})
     with transaction.atomic():
         task = Task.objects.select_for_update(no_key=True).get(pk=task_id)
         progress = progress_of(task)
         if task.state != workflow.CONFIRMED or not any(line.open for line in progress.lines):
-            raise said(Conflict(_("Nothing is left open on this request to close."), current_version=task.version))
+            raise Conflict(said=say("close_nothing_open"), current_version=task.version)
         prices = [Decimal(str(line["unit_price"])) for line in ordered_lines(task)]
         unspent = totals(sum(line.open * prices[line.line] for line in progress.lines))[2]
         released = budget_release_part(task_id=task.pk, amount=unspent)

@@ -186,7 +186,7 @@ def approval_for_decider(user, approval_id) -> Approval:
                                 "on_behalf_of").prefetch_related(*CHAIN_PREFETCH).first()
                 if is_uuid(approval_id) else None)
     if approval is None:
-        raise NotFound("No such approval.")
+        raise NotFound(said=say("no_such", thing="approval"))
     return approval
 
 
@@ -335,7 +335,7 @@ def approval_for(user, approval_id) -> Approval:
         *CHAIN_PREFETCH)
     approval = approvals.filter(pk=approval_id).first() if is_uuid(approval_id) else None
     if approval is None:
-        raise NotFound("No such approval.")
+        raise NotFound(said=say("no_such", thing="approval"))
     return approval
 
 

@@ -4,11 +4,11 @@ Receiving: the requester, or a member of her department (any role there). Closin
 or director deciding for the department, or accounts payable (the `accounts_payable` group), or an
 admin. Someone who may not see the task at all gets 404; someone who sees it but may not act, 403.
 """
-from django.utils.translation import gettext as _
 
-from agentstate.errors import NotFound, NotPermitted, said
+from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
 from agentstate.models import Task
+from agentstate.said import say
 
 from procurement import workflow
 from procurement.models import Membership
@@ -45,7 +45,7 @@ def _visible(user, task_id) -> Task:
     """The task if `user` may see it, or belongs to its department (who receives may read it)."""
     task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
     if task is None or not user.is_authenticated or not (may_view(user, task) or may_receive(user, task)):
-        raise NotFound("No such task.")
+        raise NotFound(said=say("no_such", thing="task"))
     return task
 
 
@@ -59,7 +59,7 @@ def task_to_receive(user, task_id) -> Task:
     neither its requester nor of its department."""
     task = _visible(user, task_id)
     if not may_receive(user, task):
-        raise said(NotPermitted(_("Only the requester or a member of her department records what arrived.")))
+        raise NotPermitted(said=say("receive_not_allowed"))
     return task
 
 
@@ -68,5 +68,5 @@ def task_to_close_short(user, task_id) -> Task:
     manager of its department and not accounts payable."""
     task = _visible(user, task_id)
     if not may_close_short(user, task):
-        raise said(NotPermitted(_("Only a manager of the department or accounts payable may close the rest.")))
+        raise NotPermitted(said=say("close_not_allowed"))
     return task

@@ -3,6 +3,7 @@ credential: every lookup names the caller. Not visible: 404."""
 from agentstate.errors import NotFound
 from agentstate.ids import is_uuid
 from agentstate.models import Session
+from agentstate.said import say
 
 from procurement import workflow
 
@@ -22,7 +23,7 @@ def session_for(user, session_id) -> Session:
         sessions = sessions.filter(owner=user, locked=False)
     session = sessions.filter(pk=session_id).first() if is_uuid(session_id) else None
     if session is None:
-        raise NotFound("No such session.")
+        raise NotFound(said=say("no_such", thing="session"))
     return session
 
 
@@ -31,7 +32,7 @@ def session_to_write(user, session_id) -> Session:
     session = (Session.objects.filter(pk=session_id, owner=user).select_related("task").first()
                if is_uuid(session_id) else None)
     if session is None or not may_post(user, session):
-        raise NotFound("No such session.")
+        raise NotFound(said=say("no_such", thing="session"))
     return session
 
 

@@ -75,7 +75,7 @@ def task_for(user, task_id) -> Task:
     """The task, if `user` may see it; otherwise 404, so ids cannot be probed."""
     task = Task.objects.filter(pk=task_id, kind=workflow.KIND).first() if is_uuid(task_id) else None
     if task is None or not may_view(user, task):
-        raise NotFound("No such task.")
+        raise NotFound(said=say("no_such", thing="task"))
     return task
 
 
@@ -172,5 +172,5 @@ def own_task_for(user, task_id) -> Task:
     """A task the caller asked for herself (chat continues only those); 404 otherwise."""
     task = task_for(user, task_id)
     if not is_requester(user, task):
-        raise NotFound("No such task.")
+        raise NotFound(said=say("no_such", thing="task"))
     return task

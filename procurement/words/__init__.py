@@ -9,7 +9,7 @@ from django.utils import translation
 
 from django.utils.translation import get_language
 
-from agentstate.errors import DomainError
+from agentstate.errors import DomainError, IllegalTransition, LeaseLost, StaleVersion
 from agentstate.said import QUOTED, Said, of_event, quote, say, use_renderer  # noqa: F401
 
 from procurement.words import catalogue, labels, params
@@ -19,6 +19,9 @@ from procurement.words.money import squeeze
 from procurement.words.refusals import GENERIC, REFUSALS
 
 CODES = {**catalogue.codes(), **AGENT, **REFUSALS}
+# The engine's sentences name versions, leases and states by their codes ("Expected version 7, found
+# 8 (state 'awaiting_approval')"): a reader reads them as their kind, in English too.
+ENGINE_SENTENCES = (StaleVersion, LeaseLost, IllegalTransition)
 
 
 def render(said: Said, language: str | None = None) -> str:
@@ -91,21 +94,33 @@ def coded_refusal(exc: DomainError) -> str | None:
 
 
 def refusal_errors(exc: DomainError) -> dict[str, list[str]]:
-    """The refusal's field errors in the reader's language: a field that repeats the refusal's own
-    English reads as its code's words; a message worded at the raise (gettext) stays as it is."""
+    """The refusal's field errors in the reader's language: a field's code (a Said) in its words; a
+    field that repeats the refusal's own English as the refusal's code's words; a message worded at
+    the raise (gettext) as it is."""
     coded, own = coded_refusal(exc), str(exc)
-    return {field: [coded if coded is not None and str(message) == own else str(message) for message in messages]
+
+    def worded(message) -> str:
+        if isinstance(message, Said):
+            return render(message)
+        return coded if coded is not None and str(message) == own else str(message)
+
+    return {field: [worded(message) for message in messages]
             for field, messages in (exc.extra.get("errors") or {}).items()}
 
 
 def refusal(exc: DomainError) -> str:
-    """A refusal as the person who met it reads it: its code's words in their language; else
-    what kind of refusal it is, never an event or state code."""
+    """A refusal as the person who met it reads it: its code's words in their language. One raised
+    without a code reads to an English reader as it was raised (its English is all it says), unless
+    it is the engine's own sentence about versions and states; to anyone else, and for those, as
+    what kind of refusal it is, never an event or state code. Pages, the API and
+    the chat all read refusals here, so none chooses between `str(exc)` and anything else."""
     if exc.translated:
         return str(exc)
     coded = coded_refusal(exc)
     if coded is not None:
         return coded
+    if _english() and not isinstance(exc, ENGINE_SENTENCES):
+        return str(exc)
     for kind, words in GENERIC.items():
         if isinstance(exc, kind):
             state = labels.state_label(exc.extra.get("state") or "")

@@ -8,7 +8,7 @@ import re
 from django.conf import settings
 from django.utils import translation
 from django.utils.functional import lazy
-from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext, pgettext_lazy
 
 from agentstate.memory.deletion import REMOVED, SOURCE_REMOVED
 from agentstate.memory.derivers import MASK
@@ -366,6 +366,30 @@ def actor_label(actor: str) -> str:
 
 def event_label(event: str) -> str:
     return label(EVENT_LABELS, event)
+
+
+# A quote sheet's columns, as a refusal names them (procurement.quotesheet.reader reads them by these).
+SHEET_COLUMN_LABELS = {
+    "item": gettext_lazy("品項 (item)"),
+    "supplier": gettext_lazy("供應商 (supplier)"),
+    "tax_id": gettext_lazy("統一編號 (tax ID)"),
+    "unit_price": gettext_lazy("單價 (unit price, before tax)"),
+    "lead_time_days": gettext_lazy("交期 (lead time in days)"),
+}
+# What a question about a quote sheet's row asks for (procurement.quotesheet.checks: its kinds).
+SHEET_QUESTION_LABELS = {
+    "unknown_item": pgettext_lazy("quote sheet question", "the catalogue item the row means, or “drop”"),
+    "tax_id": pgettext_lazy("quote sheet question", "the supplier's 8-digit tax ID, or “drop”"),
+    "price": pgettext_lazy("quote sheet question", "“confirm”, the correct price, or “drop”"),
+}
+# The things looked up by id, as "no such ..." names them (procurement.selectors): in English by the
+# API's names for them (tasks, sessions), in zh-Hant as the pages call them (請購, 對話).
+THING_LABELS = {
+    "task": pgettext_lazy("a thing looked up", "task"),
+    "session": pgettext_lazy("a thing looked up", "session"),
+    "approval": pgettext_lazy("a thing looked up", "approval"),
+    "notice": pgettext_lazy("a thing looked up", "notice"),
+}
 
 
 def label(mapping: dict, code) -> str:

@@ -110,6 +110,26 @@ def verified(value) -> str:
     return str(VERIFIED[bool(value)])
 
 
+NO_HEADERS = pgettext_lazy("quote sheet column", "none")
+EMPTY_CELL = pgettext_lazy("quote sheet cell", "(empty)")
+
+
+def sheet_columns(value) -> str:
+    """A quote sheet's columns by their names: 「品項、供應商」."""
+    return str(LIST_SEPARATOR).join(labels.label(labels.SHEET_COLUMN_LABELS, column)
+                                            for column in _listed(value))
+
+
+def sheet_headers(value) -> str:
+    """The column titles a sheet has, as written in it; 「無」 for none."""
+    return str(LIST_SEPARATOR).join(str(title) for title in _listed(value)) or str(NO_HEADERS)
+
+
+def sheet_cell(value) -> str:
+    """A cell's text as the sheet has it; an empty cell said so."""
+    return str(value or "") or str(EMPTY_CELL)
+
+
 RAW_IN_LOGS = {"person", "people"}  # logs name people by username (procurement.words.log_line)
 
 KINDS = {
@@ -135,6 +155,11 @@ KINDS = {
     "items": items,
     "quoted_words": quoted_words,
     "supplier_quotes": supplier_quotes,
+    "thing": lambda value: labels.label(labels.THING_LABELS, value),
+    "sheet_columns": sheet_columns,
+    "sheet_headers": sheet_headers,
+    "sheet_cell": sheet_cell,
+    "sheet_question": lambda value: labels.label(labels.SHEET_QUESTION_LABELS, value),
     "erp_error": lambda value: error_words(value) or "",
     "erp_errors": lambda value: " ".join(error_words(e) or str(e) for e in (value or ())).rstrip("。."),
 }

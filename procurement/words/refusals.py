@@ -131,6 +131,56 @@ REFUSALS = {
     "conversation_without_request": _r("This conversation has no request yet"),
     "cap_not_positive": _r("A budget cap must be above zero"),
     "quantity_needed": _r("Every line needs a quantity"),
+    # what is looked up and not there (procurement.selectors, procurement.notices, procurement.api.review)
+    "no_such": _r("No such %(thing)s.", thing="thing"),
+    "review_no_such_action": _r("There is no action “%(action)s”; the actions are: %(actions)s."),
+    # goods received and orders closed short (procurement.receiving)
+    "receipt_not_open": _g("Goods can be recorded only once the purchase order is issued, and not after the request "
+                           "is closed."),
+    "receipt_invalid": _g("Please correct the marked fields."),
+    "receipt_no_lines": _g("Record at least one line."),
+    "receipt_no_such_line": _g("The purchase order has no line %(line)s."),
+    "receipt_line_twice": _g("Each PO line once per receipt."),
+    "receipt_line_empty": _g("Nothing is recorded on this line: give an accepted or rejected quantity."),
+    "receipt_over_open": _g("At most %(open)s more can be accepted: %(ordered)s ordered, %(received)s already "
+                            "accepted."),
+    "receipt_return_over": _g("At most %(received)s can be returned: that many were accepted."),
+    "receipt_reason_needed": _g("Say why: damaged, wrong item or other."),
+    "close_reason_needed": _g("Say why the rest is closed."),
+    "close_nothing_open": _g("Nothing is left open on this request to close."),
+    "receive_not_allowed": _g("Only the requester or a member of her department records what arrived."),
+    "close_not_allowed": _g("Only a manager of the department or accounts payable may close the rest."),
+    # quote sheets: the file, its columns and rows, and the answers to its questions (procurement.quotesheet)
+    "sheet_file_empty": _g("The file is empty."),
+    "sheet_file_too_big": _g("The file is %(size)s MB; files up to %(limit)s MB are accepted."),
+    "sheet_file_name_too_long": _g("The file name is longer than %(limit)d characters. Rename the file and attach "
+                                   "it again."),
+    "sheet_old_excel": _g("This is an old Excel file (.xls). Save it as .xlsx or .csv and attach it again."),
+    "sheet_not_a_spreadsheet": _g("This file is not a spreadsheet. Attach the quotes as an Excel workbook (.xlsx) or "
+                                  "a CSV file."),
+    "sheet_inflates_too_far": _g("The workbook unpacks to more than %(mb)d MB; it is not read."),
+    "sheet_declares_entities": _g("The workbook's XML declares entities (a DOCTYPE), which a spreadsheet never needs; "
+                                  "it is not read. Save it again from Excel and attach it."),
+    "sheet_empty": _g("The sheet is empty. Expected columns: %(required)s; optional: %(optional)s.",
+                      required="sheet_columns", optional="sheet_columns"),
+    "sheet_columns_missing": _g("The sheet's columns are: %(headers)s. Missing: %(missing)s. Expected columns: "
+                                "%(required)s; optional: %(optional)s.", headers="sheet_headers",
+                                missing="sheet_columns", required="sheet_columns", optional="sheet_columns"),
+    "sheet_no_quotes": _g("The sheet has its header but no quotes."),
+    "sheet_too_many_rows": _g("The sheet has %(n)d quotes; at most %(max)d are read at once."),
+    "sheet_price_formula": _g("Row %(row)d: the unit price is the formula “%(text)s”. Formulas are not calculated; "
+                              "type the price as a number and attach the file again.", text="sheet_cell"),
+    "sheet_price_not_positive": _g("Row %(row)d: the unit price “%(text)s” is not a price above zero. Type it as a "
+                                   "number, such as 35000, and attach the file again.", text="sheet_cell"),
+    "sheet_lead_time_not_days": _g("Row %(row)d: the lead time “%(text)s” is not a number of days.",
+                                   text="sheet_cell"),
+    "sheet_not_draft": _r("A quote sheet is attached only while the request is being drafted; this request is "
+                          "%(state)s.", state="state"),
+    "sheet_question_answered": _r("That question about the quote sheet is already answered."),
+    "sheet_price_not_above_zero": _r("A price must be above zero."),
+    "sheet_tax_id_not_listed": _g("%(tax_id)s is not the tax ID (統一編號) of a supplier on our list."),
+    "sheet_answer_does_not_fit": _r("That answer does not fit the question: it asks for %(asked)s.",
+                                    asked="sheet_question"),
 }
 
 GENERIC = {  # for a refusal raised without a code: what kind of refusal it is, in words

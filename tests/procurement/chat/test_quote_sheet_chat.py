@@ -2,12 +2,14 @@
 the agent asks exactly 3 questions, one at a time, in her language; her answers resolve them and
 the request goes on with the sheet's rows as quotes for it."""
 import pytest
+from django.utils import translation
 
 from agentstate.artifacts.models import ArtifactVersion, Blob
 from agentstate.errors import Conflict
 from agentstate.models import Session, Task, TaskEvent
 from procurement.chat.attach import chat_attach
 from procurement.quotesheet.reader import SheetRefused
+from procurement.words import refusal
 from tests.procurement.chat.support import agent_turns, open_session, talk
 from tests.procurement.quote_sheets import csv_bytes, xlsx_bytes
 
@@ -140,7 +142,8 @@ def test_a_bad_file_is_refused_in_chinese_and_nothing_is_stored(demo, content, w
     events, turns = TaskEvent.objects.count(), session.turns.count()
     with pytest.raises(SheetRefused) as caught:
         chat_attach(session=session, user=alice, content=content, filename="q.xlsx", text="請檢查")
-    assert words in str(caught.value)
+    with translation.override("zh-hant"):  # worded on read, in the reader's language
+        assert words in refusal(caught.value)
     assert (TaskEvent.objects.count(), session.turns.count(), Blob.objects.count()) == (events, turns, 0)
     assert Task.objects.get(pk=task.pk).version == task.version
 

@@ -8,6 +8,7 @@ import pytest
 from django.utils import translation
 
 from procurement.quotesheet import checks
+from procurement.words import refusal
 from procurement.quotesheet.reader import SheetRefused, read_sheet
 from procurement.purchase.catalogue import vocabulary
 from procurement.quotesheet.services import catalogue_medians, supplier_list
@@ -22,6 +23,11 @@ def refused(content: bytes) -> SheetRefused:
     return caught.value
 
 
+def refusal_in_english(error: SheetRefused) -> str:
+    with translation.override("en"):
+        return refusal(error)
+
+
 def test_xlsx_and_csv_give_the_same_twenty_rows():
     from_xlsx, from_csv = read_sheet(xlsx_bytes()), read_sheet(csv_bytes())
     assert len(from_xlsx) == 20 and from_xlsx == from_csv
@@ -34,11 +40,13 @@ def test_a_csv_saved_by_excel_in_big5_is_read():
 
 
 def test_wrong_columns_say_which_columns_are_expected():
-    with translation.override("zh-hant"):
-        error = refused(csv_bytes(header=["名稱", "價錢", "廠商", "備註", "x"]))
-    assert error.http_status == 400
-    assert "品項" in str(error) and "統一編號" in str(error) and "單價" in str(error)
-    assert "名稱、價錢" in str(error)
+    error = refused(csv_bytes(header=["名稱", "價錢", "廠商", "備註", "x"]))
+    with translation.override("zh-hant"):  # worded on read, in the reader's language
+        read = refusal(error)
+    assert error.http_status == 400 and error.said.code == "sheet_columns_missing"
+    assert read == ("工作表的欄位是：名稱、價錢、廠商、備註、x。缺少：品項、統一編號、單價（未稅）。"
+                    "需要的欄位：品項、供應商、統一編號、單價（未稅）；選填：交期（天）。")
+    assert "Missing: 品項 (item), 統一編號 (tax ID)" in refusal_in_english(error)
 
 
 @pytest.mark.parametrize("content", [PNG, b"%PDF-1.7\n" + bytes(range(200)), bytes(range(256)) * 10],

@@ -30,10 +30,16 @@ SAMPLES = {  # one value for each parameter a code may take
     # going back in time, invoices and people (procurement.words.refusals)
     "v": 9, "what": "採購單 PO-000123 已在供應商手上，這裡無法撤回。", "policy": "reassign", "choices": ["cancel"],
     "variance": "1050", "lines": [["Monitor", 2, 1, "damaged"], ["Laptop", -1, 0, "wrong_item"]],
+    # looking up, receiving and quote sheets (procurement.words.refusals)
+    "thing": "approval", "action": "retry-now", "actions": ["retry", "cancel"], "line": 2, "open": 3, "ordered": 5,
+    "received": 2, "size": "12.5", "limit": 10, "mb": 100, "max": 500, "required": ["item", "supplier", "tax_id"],
+    "optional": ["lead_time_days"], "headers": ["品名", "Vendor"], "missing": ["tax_id", "unit_price"],
+    "text": "約三週", "asked": "tax_id",
 }
 # Allowed in zh-Hant beside the parameters' own values (names, ids, numbers): the ERP, the currency
-# and HTTP, and a purchase order's PO- in an example, as the zh-Hant pages write them.
-ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO"}
+# and HTTP, a purchase order's PO- in an example, an API token, and the names of files and their sizes (Excel, XLSX,
+# CSV, MB, a workbook's XML and its DOCTYPE), as the zh-Hant pages write them.
+ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO", "API", "Excel", "XLS", "XLSX", "CSV", "MB", "XML", "DOCTYPE"}
 
 
 PER_CODE = {"ask_split": {"who": [["新竹科技供應", ["Laptop"]], ["高雄辦公家具", ["Monitor"]]]}}
