@@ -214,7 +214,7 @@ def test_a_decided_approval_shows_who_when_the_comment_and_the_po_number(approva
     body = page_for(demo["bob"], done).content.decode()
     assert "Approve this purchase?" not in body and "Approval: Approved" in body
     when = timezone.localtime(done.decided_at).strftime("%Y-%m-%d %H:%M")
-    for words in ("Decided by", ">bob<", when, "ok for the new hires", f"Purchase order {po} issued."):
+    for words in (f"Decided by</dt><dd>{demo['bob'].get_full_name()}</dd>", when, "ok for the new hires", f"Purchase order {po} issued."):
         assert words in body, words
     assert "This approval covered:" in body and "Approving will:" not in body
 
