@@ -23,6 +23,8 @@ urlpatterns = [
     path("approvals/<str:pk>/", views.ApprovalDetailView.as_view(), name="approval-detail"),
     path("approvals/<str:pk>/decision/", views.ApprovalDecisionView.as_view(), name="approval-decision"),
     path("auth/token/", tokens.TokenView.as_view(), name="auth-token"),
+    path("auth/tokens/", tokens.TokenListView.as_view(), name="auth-token-list"),
+    path("auth/tokens/<str:pk>/", tokens.TokenDetailView.as_view(), name="auth-token-detail"),
     path("notifications/", notices.NotificationListView.as_view(), name="notification-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

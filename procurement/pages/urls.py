@@ -1,7 +1,8 @@
 from django.urls import path
 
 from procurement.pages import invoices as invoicing
-from procurement.pages import approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks, timetravel
+from procurement.pages import (approvals, chat, delegations, home, memory, notices, quote_sheet, review, tasks,
+                              timetravel, tokens)
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -34,6 +35,8 @@ urlpatterns = [
     path("approvals/<uuid:approval_id>/decide/", approvals.decide, name="approval-decide"),
     path("delegations/", delegations.delegations_page, name="delegations"),
     path("delegations/<int:delegation_id>/end/", delegations.delegation_end, name="delegation-end"),
+    path("api-tokens/", tokens.tokens_page, name="api-tokens"),
+    path("api-tokens/<str:token_id>/revoke/", tokens.token_revoke_view, name="api-token-revoke"),
     path("notices/", notices.notices_page, name="notices"),
     path("notices/read/", notices.notices_read, name="notices-read"),
     path("review/", review.review_queue, name="review-queue"),

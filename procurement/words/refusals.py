@@ -114,12 +114,14 @@ REFUSALS = {
     "invoice_entered_twice": _g("Invoice %(number)s from %(tax_id)s was already entered (request %(request)s); an "
                                 "invoice is entered once.", request="request"),
     "invoice_post_unmatched": _g("Only a matched invoice is posted to the ERP."),
-    # people and their stand-ins (procurement.people.offboarding, procurement.policy.delegation)
+    # people, their stand-ins and their API tokens (procurement.people.offboarding, procurement.policy.delegation,
+    # procurement.people.tokens)
     "offboard_admin_only": _r("Only an admin may offboard or erase a person."),
     "offboard_self": _r("You cannot offboard yourself."),
     "offboard_unknown_policy": _r("There is no way %(policy)s to handle their open requests; choose one of: "
                                   "%(choices)s."),
     "no_such_delegation": _r("No such delegation."),
+    "no_such_token": _r("You have no such API token; it may already have expired or been revoked."),
     # the chat (procurement.chat.runtime, procurement.chat.dispose)
     "conversation_expired": _r("This conversation has expired; start a new one."),
     "draft_incomplete": _r("The draft is not complete yet (missing: %(fields)s)", fields="draft_fields"),

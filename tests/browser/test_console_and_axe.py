@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from agentstate.memory.services import memory_confirm, memory_propose
 from agentstate.models import Approval, Session, Turn
+from procurement.people.tokens import token_issue
 from procurement.purchase import services
 
 from tests.browser.conftest import ARTIFACTS
@@ -30,7 +31,7 @@ BLOCKING = {"serious", "critical"}
 @pytest.fixture
 def pages(demo, erp, eager):
     """Who opens which page: a request waiting for bob (from a chat), one with its PO out, and
-    alice's remembered preference."""
+    alice's remembered preference and her API token."""
     alice = demo["alice"]
     session = Session.objects.create(owner=alice, title="laptops")
     waiting = services.request_submit(requester=alice, department="ENG", justification="new hires in March",
@@ -41,9 +42,10 @@ def pages(demo, erp, eager):
     said = Turn.objects.create(session=session, seq=99, role="user", text="Remember this")
     entry = memory_confirm(entry=memory_propose(turn=said, scope="user", subject="alice", kind="preference",
                                                 content="Keep my requests under 50k"), by=alice)
+    token_issue(user=alice, name="ERP connector")
     return {
         "alice": ["/", "/requests/", "/chat/", f"/chat/{session.pk}/", f"/tasks/{waiting.pk}/", f"/tasks/{done.pk}/",
-                  "/notices/", "/memory/", f"/memory/{entry.pk}/", "/requests/new/"],
+                  "/notices/", "/memory/", f"/memory/{entry.pk}/", "/requests/new/", "/api-tokens/"],
         "bob": ["/approvals/", f"/approvals/{approval.pk}/", "/delegations/", "/notices/"],
         "carol": ["/review/", "/invoices/", f"/tasks/{done.pk}/invoice/",
                   f"/tasks/{done.pk}/", "/memory/"],

@@ -19,6 +19,7 @@ from agentstate.memory.services import memory_create
 from agentstate.models import Session
 from procurement.purchase import services
 from procurement.models import Delegation, Department, Membership
+from procurement.people.tokens import token_issue
 from procurement.selectors import grants
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +71,9 @@ PAGES = [
     ("approval-page", "get", "approval", None, "404 404 404 200 404 200 404 200 404 200 302"),
     ("approval-decide", "post", "approval", {}, "404 404 404 400 404 400 404 400 404 403 302"),
     ("notices", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    # API tokens: each lists her own; only alice revokes alice's token, for anyone else it does not exist.
+    ("api-tokens", "get", "", None, "200 200 200 200 200 200 200 200 200 200 302"),
+    ("api-token-revoke", "post", "fresh-token", {}, "302 404 404 404 404 404 404 404 404 404 302"),
     ("notices-read", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 302"),
     ("review-queue", "get", "", None, "404 404 404 200 200 200 404 404 404 200 302"),
     ("review-action", "post", "task retry", {}, "404 404 404 400 404 400 404 404 404 400 302"),
@@ -118,6 +122,8 @@ API = [
     ("api:approval-detail", "get", "approval", None, "404 404 404 200 404 200 404 200 404 200 401"),
     ("api:approval-decision", "post", "approval", {}, "404 404 404 400 404 400 404 400 404 403 401"),
     ("api:auth-token", "post", "", {}, "400 400 400 400 400 400 400 400 400 400 400"),
+    ("api:auth-token-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
+    ("api:auth-token-detail", "delete", "fresh-token", None, "204 404 404 404 404 404 404 404 404 404 401"),
     ("api:notification-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
     ("api:schema", "get", "", None, "200 200 200 200 200 200 200 200 200 200 200"),  # public, like the docs
     ("api:memory-list", "get", "", None, "200 200 200 200 200 200 200 200 200 200 401"),
@@ -190,6 +196,8 @@ def world(demo):
 
 
 OBJECTS = ("task", "approval", "session", "entry", "fresh", "fresh-task", "fresh-delegation")
+# alice's token, made for each try and named by its token_key (its pk is the digest, never shown).
+TOKEN = "fresh-token"
 
 
 def _url(name: str, target: str, world) -> str:
@@ -206,11 +214,13 @@ def _url(name: str, target: str, world) -> str:
     if target == "fresh":
         world["fresh"] = memory_create(by=world["people"]["carol"], scope="department", subject="ENG",
                                        kind="procedure", content="Monitors come from the framework contract.")
+    if target == TOKEN:
+        world[TOKEN], _key = token_issue(user=world["people"]["alice"], name="laptop")
     args = []
     for part in target.split():
-        args.append(world[part].pk if part in OBJECTS else part)
+        args.append(world[part].pk if part in OBJECTS else world[part].token_key if part == TOKEN else part)
     kwarg = {"task": "task_id", "fresh-task": "task_id", "approval": "approval_id", "session": "session_id",
-             "entry": "entry_id", "fresh-delegation": "delegation_id", NO_FILE: "version_id"}
+             "entry": "entry_id", "fresh-delegation": "delegation_id", NO_FILE: "version_id", TOKEN: "token_id"}
     if name.startswith("api:"):
         return reverse(name, args=[str(a) for a in args]) if args else reverse(name)
     if not args:
