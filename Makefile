@@ -32,13 +32,17 @@ run: install
 SQLITE_TESTS ?= tests/agentstate tests/procurement/policy/test_approval_chain.py tests/procurement/purchase/test_schema_fixtures.py \
 	tests/procurement/invoicing
 
+# The tests run on TEST_PROCESSES processes (pytest-xdist), each with its own test database;
+# TEST_PROCESSES=0 runs them in this one.
+TEST_PROCESSES ?= 2
+
 # The import contracts (pyproject.toml [tool.importlinter]) first: a broken floor fails the build.
 test: install
 	$(BIN)/lint-imports --no-cache
-	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest $(PYTEST_ARGS) && \
+	@eval "$$($(BIN)/python scripts/services.py)" && $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS) && \
 	if [ -n "$$DATABASE_URL" ] && [ -z "$(PYTEST_ARGS)" ] && [ -n "$(SQLITE_TESTS)" ]; then \
 		echo "Again on SQLite, make run's default: $(SQLITE_TESTS)"; \
-		env -u DATABASE_URL $(BIN)/python -m pytest -q -m "not postgres" $(SQLITE_TESTS); fi
+		env -u DATABASE_URL $(BIN)/python -m pytest -n $(TEST_PROCESSES) -q -m "not postgres" $(SQLITE_TESTS); fi
 
 # Every benchmark on PostgreSQL and Redis (not part of `make test`): prints the figures and writes
 # bench/RESULTS.md, bench/results/*.json and the charts. BENCH_ARGS=--quick checks the plumbing.
