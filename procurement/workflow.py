@@ -117,12 +117,16 @@ TRANSITIONS = [
     T(CONFIRMED, "complete", CLOSED, (RUNTIME,), step=""),
     # An invoice the three-way match found an exception in opens an approval (kind invoice_exception)
     # at a new version; it is decided, stepped, offered and expires like any, the task staying here.
-    T(CONFIRMED, "invoice_exception", CONFIRMED, (RUNTIME,), supersedes_approvals=False),
-    T(CONFIRMED, "approve", CONFIRMED, (APPROVER,)),
-    T(CONFIRMED, "reject", CONFIRMED, (APPROVER,)),
-    T(CONFIRMED, "approve_step", CONFIRMED, (APPROVER,), supersedes_approvals=False),
-    T(CONFIRMED, "escalate_approval", CONFIRMED, (RUNTIME,), supersedes_approvals=False),
-    T(CONFIRMED, "expire", CONFIRMED, (RUNTIME,)),
+    # A request closed short still takes the invoice for the goods that did arrive (DESIGN §16), so
+    # its invoice exceptions are opened and decided there too, the task staying `closed`.
+    *[t for state in (CONFIRMED, CLOSED) for t in (
+        T(state, "invoice_exception", state, (RUNTIME,), supersedes_approvals=False),
+        T(state, "approve", state, (APPROVER,)),
+        T(state, "reject", state, (APPROVER,)),
+        T(state, "approve_step", state, (APPROVER,), supersedes_approvals=False),
+        T(state, "escalate_approval", state, (RUNTIME,), supersedes_approvals=False),
+        T(state, "expire", state, (RUNTIME,)),
+    )],
     # Compensation (cancel the requisition, release the budget) finishes inside a terminal state.
     *[T(state, "compensated", state, (RUNTIME,), step="") for state in (REJECTED, CANCELLED, EXPIRED)],
 ]

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from agentstate.models import Approval, Task
 
+from procurement import workflow
 from procurement.infra import queueing
 from procurement.invoicing.exceptions import exception_open, invoice_approval
 from procurement.invoicing import match
@@ -58,8 +59,16 @@ def _billed_before(task: Task, invoice: SupplierInvoice) -> dict[int, int]:
 
 
 def ordered_lines(po: PurchaseOrder, invoice: SupplierInvoice) -> list[match.OrderedLine]:
+    """Per PO line what the invoice is matched against. On a request closed short nothing more
+    arrives: each line stands for what was accepted, so an invoice past it is an exception at once
+    instead of waiting for goods that will never come."""
     arrived, billed = _arrived(po.task), _billed_before(po.task, invoice)
-    return [match.OrderedLine(line=n, description=line.item, ordered=line.quantity,
+    closed = po.task.state == workflow.CLOSED
+
+    def ordered(n: int, quantity: int) -> int:
+        return min(quantity, max(arrived.get(n, [0, 0, 0])[0], 0)) if closed else quantity
+
+    return [match.OrderedLine(line=n, description=line.item, ordered=ordered(n, line.quantity),
                               unit_price=line.unit_price, accepted=arrived.get(n, [0, 0, 0])[0],
                               rejected=arrived.get(n, [0, 0, 0])[1], returned=arrived.get(n, [0, 0, 0])[2],
                               invoiced_before=billed.get(n, 0), tolerances=_tolerances(po.task, n))

@@ -3,6 +3,9 @@
 Accounts payable (the role `accounts_payable`) and admins enter invoices and see them all; a
 requester sees those of her own requests and may not enter one (403)."""
 
+from django.db.models import F, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+
 from agentstate.errors import Conflict, NotFound, NotPermitted
 from agentstate.said import say
 from agentstate.ids import is_uuid
@@ -12,7 +15,8 @@ from procurement import workflow
 from procurement.models import Membership
 from procurement.selectors.receiving import is_accounts_payable  # noqa: F401 (the one rule, read here too)
 from procurement.selectors.tasks import may_view
-from procurement.models.invoicing import SupplierInvoice
+from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
+from procurement.models.receiving import GoodsReceiptLine
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 
 
@@ -48,11 +52,23 @@ def invoice_for(user, invoice_id) -> SupplierInvoice:
     return invoice
 
 
-# States in which a PO is out and invoices may come. The goods-receipt states join this when they land.
+# States in which a PO is out and invoices may come: ordered, and closed short (below).
 INVOICEABLE = (workflow.CONFIRMED,)
+BILLED = (SupplierInvoice.Status.MATCHED, SupplierInvoice.Status.POSTED)
 
 
 def pos_open_for_invoicing():
-    """Tasks whose PO is issued, newest first: what accounts payable may enter invoices against."""
-    return (Task.objects.filter(kind=workflow.KIND, state__in=INVOICEABLE)
+    """Tasks whose PO is issued, newest first: what accounts payable may enter invoices against. A
+    request closed short stays until what was accepted is billed (DESIGN §16: the goods that did
+    arrive are still invoiced), by invoices matched or posted."""
+    accepted = Coalesce(Subquery(
+        GoodsReceiptLine.objects.filter(receipt__task=OuterRef("pk")).order_by().values("receipt__task")
+        .annotate(n=Sum("accepted")).values("n")[:1]), Value(0))
+    billed = Coalesce(Subquery(
+        SupplierInvoiceLine.objects.filter(invoice__task=OuterRef("pk"), invoice__status__in=BILLED).order_by()
+        .values("invoice__task").annotate(n=Sum("quantity")).values("n")[:1]), Value(0))
+    closed_owing = (Task.objects.filter(kind=workflow.KIND, state=workflow.CLOSED)
+                    .annotate(accepted=accepted, billed=billed).filter(accepted__gt=F("billed")).values("pk"))
+    return (Task.objects.filter(kind=workflow.KIND)
+            .filter(Q(state__in=INVOICEABLE) | Q(pk__in=closed_owing))
             .select_related("purchase_request", "initiator").order_by("-created_at"))

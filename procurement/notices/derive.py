@@ -219,7 +219,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     _retire_notices(event)
     if event.event not in EVENT_KINDS and event.to_state not in STATE_KINDS:
         return []  # it only left review: nobody is told, the work queue's notices retire
-    if event.from_state == workflow.CONFIRMED and event.event in INVOICE_DECISIONS:
+    if event.from_state in (workflow.CONFIRMED, workflow.CLOSED) and event.event in INVOICE_DECISIONS:
         return []
     if event.event in ("request_approval", "approve_step", "escalate_approval", "invoice_exception"):
         # The approval opened at (or followed the task to) this version; it may have moved on since.

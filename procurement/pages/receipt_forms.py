@@ -1,5 +1,6 @@
 """The request page's 驗收 form (its view is pages.tasks.task_receive): per PO line accepted, rejected
-and why, and a note. The form checks the input's shape; goods_receipt_record decides what may be recorded."""
+and why, and a note; and its close-short form (pages.tasks.task_close_short). The forms check the
+input's shape; goods_receipt_record and purchase_order_close_short decide what may be done."""
 from django import forms
 from django.utils.translation import gettext_lazy
 
@@ -9,6 +10,7 @@ from procurement import selectors, workflow
 from procurement.models.receiving import RejectReason
 from procurement.purchase.progress import progress_of
 from procurement.words import refusal_errors
+from procurement.receiving.services import close_short_outlook
 
 LIMIT = 10000
 
@@ -59,3 +61,28 @@ def receive_form_for(user, task, data=None) -> ReceiveForm | None:
     if task.state != workflow.CONFIRMED or not selectors.may_receive(user, task):
         return None
     return ReceiveForm(data, progress=progress_of(task))
+
+
+class CloseShortForm(forms.Form):
+    """Close the rest of the order short (the supplier cannot deliver it): why, and the version the
+    person saw, so a request that moved since is refused (purchase_order_close_short decides)."""
+
+    version = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)
+    reason = forms.CharField(label=gettext_lazy("Why the rest will not be delivered"), max_length=500,
+                             error_messages={"required": gettext_lazy("Say why the rest is closed.")},
+                             widget=forms.TextInput(attrs={"autocomplete": "off"}))
+
+    def __init__(self, *args, outlook, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.open_lines, self.released = outlook
+
+
+def close_form_for(user, task, data=None) -> CloseShortForm | None:
+    """The form, for a manager of the department or accounts payable (selectors.may_close_short, the
+    API's rule) on a request with something still to deliver; None otherwise."""
+    if task.state != workflow.CONFIRMED or not selectors.may_close_short(user, task):
+        return None
+    outlook = close_short_outlook(task)
+    if not outlook[0]:
+        return None
+    return CloseShortForm(data, outlook=outlook, initial={"version": task.version})

@@ -1,6 +1,8 @@
 """The request's page: the request as it stands now, what it waits for, its conversations, and
 for the requester the forms to answer its open question, change it or cancel it. Admins also
 see the engine's internals (transition table, checkpoints) under details."""
+from decimal import Decimal
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -20,8 +22,8 @@ from procurement.purchase.requests import named_in, request_now
 from procurement.words import refusal, refusal_errors
 from procurement.words import render as render_said
 from procurement.selectors.grants import watcher_add, watcher_remove, watchers_of
-from procurement.pages.receipt_forms import receive_form_for
-from procurement.receiving.services import goods_receipt_record
+from procurement.pages.receipt_forms import close_form_for, receive_form_for
+from procurement.receiving.services import goods_receipt_record, purchase_order_close_short
 from procurement.pages.request_forms import CancelForm, ChangeRequestForm, PanelPollForm, WatcherForm, line_formset, line_formset_more
 from procurement.pages.travel_context import travel_context
 
@@ -35,7 +37,7 @@ def _task(user, task_id):
         raise Http404("No such task.")
 
 
-def task_context(user, task, *, change=None, lines=None, watch=None, receive=None) -> dict:
+def task_context(user, task, *, change=None, lines=None, watch=None, receive=None, close=None) -> dict:
     kind = get_kind(task.kind)
     now = request_now(task)
     remember([event.actor for event in task.events.all() if not is_agent(event.actor)] + named_in([now]))
@@ -64,7 +66,17 @@ def task_context(user, task, *, change=None, lines=None, watch=None, receive=Non
         **travel_context(user, task),
         "watchers": watchers_of(task) if is_requester else [], "watch": watch or WatcherForm(),
         "receive": receive or receive_form_for(user, task),
+        "close": close or close_form_for(user, task),
+        "closed_short": _closed_short(events),
     }
+
+
+def _closed_short(events) -> dict | None:
+    """A request closed short: the budget its close released (NT$), for the page's line."""
+    event = next((e for e in reversed(events) if e.event == "close_short"), None)
+    if event is None:
+        return None
+    return {"released": Decimal(str((event.data or {}).get("released") or "0")), "at": event.at}
 
 
 @login_required
@@ -180,6 +192,32 @@ def task_receive(request, task_id):
     except DomainError as exc:
         form.show_refusal(exc)
         return _answer(request, task, refusal(exc), exc.http_status, receive=form)
+    return _answer(request, task)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def task_close_short(request, task_id):
+    """Close the rest short (the supplier cannot deliver it): a manager of the department or
+    accounts payable, with a reason, at the version she saw."""
+    task = _task(request.user, task_id)
+    try:
+        selectors.task_to_close_short(request.user, str(task_id))
+    except DomainError as exc:
+        return _answer(request, task, refusal(exc), exc.http_status)
+    form = close_form_for(request.user, task, request.POST)
+    if form is None:
+        return _answer(request, task, _("Nothing is left open on this request to close."), 409)
+    if not form.is_valid():
+        return _answer(request, task, _("Please correct the marked fields."), 400, close=form)
+    try:
+        purchase_order_close_short(task_id=task.pk, user=request.user, reason=form.cleaned_data["reason"],
+                                   expected_version=form.cleaned_data["version"])
+    except DomainError as exc:
+        for message in refusal_errors(exc).get("reason", []):
+            form.add_error("reason", message)
+        return _answer(request, task, refusal(exc), exc.http_status, close=form)
     return _answer(request, task)
 
 

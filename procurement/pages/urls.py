@@ -19,6 +19,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/amend/", tasks.task_amend, name="task-amend"),
     path("tasks/<uuid:task_id>/cancel/", tasks.task_cancel, name="task-cancel"),
     path("tasks/<uuid:task_id>/receive/", tasks.task_receive, name="task-receive"),
+    path("tasks/<uuid:task_id>/close/", tasks.task_close_short, name="task-close-short"),
     path("tasks/<uuid:task_id>/pause/", timetravel.task_pause, name="task-pause"),
     path("tasks/<uuid:task_id>/resume/", timetravel.task_resume, name="task-resume"),
     path("tasks/<uuid:task_id>/replay/", timetravel.task_replay, name="task-replay"),

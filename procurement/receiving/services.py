@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from agentstate.actors import Actor
-from agentstate.errors import Conflict, DomainError
+from agentstate.errors import Conflict, DomainError, StaleVersion
 from agentstate.machine import fire
 from agentstate.models import Receipt, Task
 from agentstate.receipts import receipt_perform, receipt_plan
@@ -125,14 +125,28 @@ def erp_status(goods_receipt: GoodsReceipt) -> str:
     return found[0].status if found else Receipt.Status.PLANNED
 
 
-def purchase_order_close_short(*, task_id, user, reason: str) -> Task:
+def close_short_outlook(task: Task) -> tuple[list, Decimal]:
+    """What closing short would close: (the open lines, each with its description and how many will
+    not come), and the budget released (NT$, tax included)."""
+    progress = progress_of(task)
+    prices = [Decimal(str(line["unit_price"])) for line in ordered_lines(task)]
+    open_ = [line for line in progress.lines if line.open]
+    return open_, totals(sum(line.open * prices[line.line] for line in open_))[2]
+
+
+def purchase_order_close_short(*, task_id, user, reason: str, expected_version: int | None = None) -> Task:
     """Close what is still open (the supplier cannot deliver it): the task ends `closed`, the
-    budget the rest would have spent is released, and the ERP's PO is closed once, after the move."""
+    budget the rest would have spent is released, and the ERP's PO is closed once, after the move.
+    With `expected_version` (the version the person saw), a request that moved since is refused
+    and nothing is closed."""
     reason = (reason or "").strip()
     if not reason:
         raise _invalid({"reason": [say("close_reason_needed")]})
     with transaction.atomic():
         task = Task.objects.select_for_update(no_key=True).get(pk=task_id)
+        if expected_version is not None and expected_version != task.version:
+            raise StaleVersion(said=say("changed_since_opened", old=expected_version, new=task.version),
+                               current_version=task.version)
         progress = progress_of(task)
         if task.state != workflow.CONFIRMED or not any(line.open for line in progress.lines):
             raise Conflict(said=say("close_nothing_open"), current_version=task.version)
@@ -146,5 +160,8 @@ def purchase_order_close_short(*, task_id, user, reason: str) -> Task:
         closing = receipt_plan(task=task, operation=erp.CLOSE_PURCHASE_ORDER, scope="close",
                                request={"purchase_order_id": task.data["purchase_order"]["id"], "reason": reason})
         queueing.enqueue_erp_send(closing.pk)
+        # An invoice waiting for goods that will now never come is matched again against what was
+        # accepted (an exception superseded by the close reopens on the closed request).
+        queueing.enqueue_invoices_match(task.pk)
         queueing.notify_on_commit(task.pk)
     return task

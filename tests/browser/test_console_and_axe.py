@@ -46,7 +46,8 @@ def pages(demo, erp, eager):
     return {
         "alice": ["/", "/requests/", "/chat/", f"/chat/{session.pk}/", f"/tasks/{waiting.pk}/", f"/tasks/{done.pk}/",
                   "/notices/", "/memory/", f"/memory/{entry.pk}/", "/requests/new/", "/api-tokens/"],
-        "bob": ["/approvals/", f"/approvals/{approval.pk}/", "/delegations/", "/notices/"],
+        # The ordered request as its manager sees it: with the form to close the rest short.
+        "bob": ["/approvals/", f"/approvals/{approval.pk}/", "/delegations/", "/notices/", f"/tasks/{done.pk}/"],
         "carol": ["/review/", "/invoices/", f"/tasks/{done.pk}/invoice/",
                   f"/tasks/{done.pk}/", "/memory/"],
     }

@@ -52,6 +52,9 @@ PAGES = [
     ("task-watchers", "post", "task", {"username": ""}, "400 404 404 403 404 403 403 403 404 403 302"),
     # Receiving (驗收): the requester or a member of her department; her request is not ordered yet (409).
     ("task-receive", "post", "task", {}, "409 404 404 409 404 403 403 403 404 403 302"),
+    # Closing the rest short: a manager deciding for the department, or accounts payable (the API's
+    # rule); anyone else who sees the request 403. Nothing is ordered yet, so for them 409.
+    ("task-close-short", "post", "task", {}, "403 404 404 409 404 409 403 403 404 409 302"),
     ("task-replay", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
     ("task-rewind", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
     ("task-fork", "post", "task", {}, "403 404 404 403 404 403 403 403 404 400 302"),
