@@ -62,6 +62,8 @@ def _scope(po: PurchaseOrder, invoice: SupplierInvoice, variance: Decimal) -> di
         "total": str(variance), "currency": po.currency, "department": po.task.tenant,
         "summary": "; ".join(words), "requester": po.task.initiator.get_username(), "emails": [],
         "total_words": f"NT${variance:,.0f}",
+        # The request's revision, named as its purchase approval names it: 「第 1 版」, not "v13".
+        "revision": po.task.data.get("revision", 1),
     }
 
 

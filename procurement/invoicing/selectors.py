@@ -5,6 +5,7 @@ requester sees those of her own requests and may not enter one (403)."""
 
 from django.db.models import F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
+from django.utils.translation import pgettext
 
 from agentstate.errors import Conflict, NotFound, NotPermitted
 from agentstate.said import say
@@ -16,7 +17,8 @@ from procurement.models import Membership
 from procurement.selectors.receiving import is_accounts_payable  # noqa: F401 (the one rule, read here too)
 from procurement.selectors.tasks import may_view
 from procurement.models.invoicing import SupplierInvoice, SupplierInvoiceLine
-from procurement.models.receiving import GoodsReceiptLine
+from procurement.models.receiving import GoodsReceiptLine, RejectReason
+from procurement.purchase.progress import ordered_lines
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 
 
@@ -72,3 +74,25 @@ def pos_open_for_invoicing():
     return (Task.objects.filter(kind=workflow.KIND)
             .filter(Q(state__in=INVOICEABLE) | Q(pk__in=closed_owing))
             .select_related("purchase_request", "initiator").order_by("-created_at"))
+
+
+def deliveries_by_line(task) -> list[dict]:
+    """Per PO line, what came of the goods: accepted (net of returns), rejected with its reasons in
+    the reader's language (a rejected unit goes back to the supplier) and returned after
+    acceptance (退貨). For the approver of an invoice exception, who would otherwise pay for goods
+    sent back without seeing it."""
+    counts: dict[int, dict] = {}
+    for row in GoodsReceiptLine.objects.filter(receipt__task_id=task.pk).order_by("receipt__created_at", "line"):
+        line = counts.setdefault(row.line, {"accepted": 0, "rejected": 0, "returned": 0, "reasons": []})
+        line["accepted"] += row.accepted
+        line["rejected"] += row.rejected
+        if row.accepted < 0:
+            line["returned"] += -row.accepted
+        if row.reason and row.reason in RejectReason.values:
+            reason = str(RejectReason(row.reason).label)
+            if reason not in line["reasons"]:
+                line["reasons"].append(reason)
+    none = {"accepted": 0, "rejected": 0, "returned": 0, "reasons": []}
+    return [{"line": n, "description": line["description"], "ordered": int(line["quantity"]),
+             **counts.get(n, none), "reasons": pgettext("list separator", ", ").join(counts.get(n, none)["reasons"])}
+            for n, line in enumerate(ordered_lines(task))]

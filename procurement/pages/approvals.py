@@ -24,11 +24,12 @@ from procurement.policy.chain import withdrawn
 from procurement.policy.deciding import step_decider, step_people
 from procurement.policy.rules import amount_words
 from procurement.policy.shown import chain_lines
-from procurement.purchase.requests import active_stand_ins
+from procurement.purchase.requests import active_stand_ins, request_now
 from procurement.words import refusal
 from procurement.words.money import ntd
 from procurement.pages import inbox as inbox_rows
 from procurement.invoicing.exceptions import is_invoice_exception
+from procurement.invoicing.selectors import deliveries_by_line
 from procurement.invoicing.variance_words import variance_words
 
 DECIDED = ("approved", "rejected", "returned")
@@ -94,6 +95,7 @@ def approval_context(user, approval) -> dict:
         "said": selectors.said_since(approval, previous["state_version"] if previous else 0,
                                      purpose=previous is not None),
         "decided": approval if approval.status in DECIDED else None,
+        "state_now": state_now(approval) if approval.status in DECIDED else "",
         "withdrawn": withdrawn(approval),
         "po_number": (task.data.get("purchase_order") or {}).get("id", ""),
         "current_approval": None if approval.status == "pending" else selectors.current_approval(approval),
@@ -103,6 +105,12 @@ def approval_context(user, approval) -> dict:
                                   amount=Decimal(approval.scope["total"]))
         if approval.status == "pending" and not is_invoice_exception(approval) else None,
     } | chain_context(user, approval) | invoice_exception_context(approval)
+
+
+def state_now(approval) -> str:
+    """Where the request stands now, in the words its own page uses: 「部分到貨（2/3）」 after the PO,
+    not the bare state 「已下單」 (RequestNow.state_label)."""
+    return request_now(approval.task).state_label
 
 
 def routed_to_words(approval) -> str:
@@ -120,7 +128,8 @@ def invoice_exception_context(approval) -> dict:
     if not is_invoice_exception(approval):
         return {"invoice_exception": False}
     return {"invoice_exception": True,
-            "variance_lines": [variance_words(v) for v in approval.scope.get("exceptions", [])]}
+            "variance_lines": [variance_words(v) for v in approval.scope.get("exceptions", [])],
+            "deliveries": deliveries_by_line(approval.task)}
 
 
 def relatives_context(approval) -> dict:
@@ -234,8 +243,8 @@ def decide(request, approval_id):
                 context |= {"approval": approval, "step_recorded": True, "may_decide": False} | chain_context(
                     request.user, approval)
             else:
-                context |= {"approval": approval, "decided": approval, "just_decided": True} | chain_context(
-                    request.user, approval)
+                context |= {"approval": approval, "decided": approval, "just_decided": True,
+                            "state_now": state_now(approval)} | chain_context(request.user, approval)
         except NotFound:
             raise Http404("No such approval.")
         except DomainError as exc:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from openpyxl import Workbook
 
+from procurement.invoicing.exceptions import is_invoice_exception
 from procurement.words import labels
 from procurement import selectors
 from procurement.words.people import people_labels, person_label
@@ -88,6 +89,12 @@ class Row:
     decided_at: datetime | None
     comment: str
     po_number: str
+    # An invoice exception: its invoice's number; `total` is then the invoice's variance, not a total.
+    invoice_number: str = ""
+
+    @property
+    def invoice_exception(self) -> bool:
+        return bool(self.invoice_number)
 
     @property
     def overdue(self) -> bool:
@@ -151,7 +158,9 @@ def _row(approval, limits, viewer=None, stands_in_for=()) -> Row:
                        _behalf(approval, viewer, stands_in_for)),
         decided_by=person_label(approval.decided_by),
         decided_at=approval.decided_at, comment=approval.comment,
-        po_number=(data.get("purchase_order") or {}).get("id", "") if approval.status == "approved" else "")
+        po_number=(data.get("purchase_order") or {}).get("id", "") if approval.status == "approved" else "",
+        invoice_number=((approval.scope.get("invoice") or {}).get("number") or "") if is_invoice_exception(approval)
+        else "")
 
 
 def _summary(scope: dict) -> str:
@@ -176,9 +185,18 @@ def _columns():
 
 
 def _values(row: Row) -> list:
-    return [row.number, row.summary, row.requester, row.department, row.purpose, row.total,
+    return [row.number, row.summary, row.requester, row.department, _purpose(row), row.total,
             row.status_label, _local(row.created_at), _local(row.expires_at),
             row.reason, row.decided_by, _local(row.decided_at), row.comment, row.po_number]
+
+
+def _purpose(row: Row) -> str:
+    """An invoice exception has no purpose of its own: its kind, its invoice and that the amount is
+    the variance, so the total column is not read as a purchase's total."""
+    if not row.invoice_exception:
+        return row.purpose
+    return _("Invoice exception: invoice %(number)s; the amount is its variance (incl. tax)") % {
+        "number": row.invoice_number}
 
 
 def _local(moment):

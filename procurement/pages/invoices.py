@@ -1,5 +1,6 @@
 """Accounts payable's pages: the POs waiting for invoices and the invoices entered, and the form
 that enters one (typed, or filled in from the e-invoice's QR code by htmx)."""
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
@@ -20,7 +21,7 @@ from procurement.invoicing.po_pdf import po_pdf
 from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
 from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 from procurement.invoicing.variance_words import variance_words
-from procurement.invoicing.queue import SECTIONS, ap_queue
+from procurement.invoicing.queue import SECTIONS, ap_queue, entered_words
 from procurement.pages import invoice_queue
 from procurement.words import refusal, refusal_errors
 
@@ -75,13 +76,14 @@ def invoice_new(request, task_id):
     if not form.is_valid():
         return _form(request, form, 400)
     try:
-        invoice_enter(user=request.user, task_id=po.task.pk, fields=form.fields_for_entry())
+        invoice = invoice_enter(user=request.user, task_id=po.task.pk, fields=form.fields_for_entry())
     except InvoiceInvalid as refused:
         form.add_entry_errors(refusal_errors(refused))
         return _form(request, form, 400)
     except DomainError as refused:
         form.add_error(None, refusal(refused))
         return _form(request, form, refused.http_status)
+    messages.success(request, entered_words(invoice))
     response = redirect("invoices")
     if request.htmx:
         # Not a 302: the browser's XHR would follow it and htmx swap the whole invoices page into the

@@ -37,3 +37,24 @@ def test_the_queue_keeps_dates_and_numbers_on_one_line_and_fits_a_phone(demo, qu
     carol.screenshot(path=str(ARTIFACTS / "ap-queue-390.png"), full_page=True)
     assert carol.evaluate(FITS) <= PHONE["width"], "the queue scrolls sideways on a phone"
     assert [(text, lines) for text, lines in carol.evaluate(TOKENS) if lines > 1.5] == []
+
+
+# Each queue card's label that would run past its own column into the value beside it: a label
+# kept on one line (white-space: nowrap, inherited from a token cell) wider than its box.
+RUN_TOGETHER = """[...document.querySelectorAll('.ap-queue td[data-label]')].filter(cell => {
+  const before = getComputedStyle(cell, '::before');
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = `${before.fontWeight} ${before.fontSize} ${before.fontFamily}`;
+  return before.whiteSpace === 'nowrap' && pen.measureText(cell.dataset.label).width > parseFloat(before.width);
+}).map(cell => cell.dataset.label + cell.innerText)"""
+
+
+def test_in_english_on_a_phone_each_label_stays_apart_from_its_value(demo, queue, signed_in, live_server):  # noqa: F811
+    """"Invoice numberQA20000001": a token cell's nowrap reached its label, which then ran on into the value."""
+    user_language_set(user=demo["carol"], language="en")
+    carol = signed_in("carol", viewport=PHONE)
+    carol.goto(f"{live_server.url}/invoices/")
+    expect(carol.locator("#queue-exceptions")).to_contain_text("1 unit too many")
+    carol.screenshot(path=str(ARTIFACTS / "ap-queue-390-en.png"), full_page=True)
+    assert carol.evaluate(RUN_TOGETHER) == []
+    assert carol.evaluate(FITS) <= PHONE["width"]

@@ -32,14 +32,14 @@ WORDS = {
     "zh-hant": {
         "receive": "登記到貨（驗收）", "record": "登記驗收", "partial": "部分到貨（2/3）",
         "enter": "登錄發票", "exception": "比對異常", "question": "這張發票有異常，仍要核准嗎？",
-        "variance": "發票數量 3，已驗收 2：多 1", "approved": "已核准", "approve": "^核准 NT\\$", "posted_today": "今日已比對並入帳",
+        "variance": "發票數量 3，已驗收 2：多 1", "approved": "已核准", "approve": "^核准並入帳 NT\\$", "posted_today": "今日入帳（差異已核准）",
         "posted": "已過帳",
     },
     "en": {
         "receive": "Record what arrived", "record": "Record receipt", "partial": "Partly delivered (2/3)",
         "enter": "Enter the invoice", "exception": "exception",
         "question": "Approve this invoice despite its exception?", "variance": "Invoiced quantity 3, accepted 2: 1",
-        "approved": "Approved", "approve": "^Approve NT\\$", "posted_today": "Matched and posted today", "posted": "posted",
+        "approved": "Approved", "approve": "^Approve and post NT\\$", "posted_today": "Posted today with an approved variance", "posted": "posted",
     },
 }
 
@@ -119,9 +119,9 @@ def test_the_walk_after_the_po_receipt_invoice_exception_and_posting(language, d
     fits(bob)
     shot(bob, f"walk-{language}-3b-bob-approved-390")
 
-    # 4. carol's queue: posted today, once in the ERP, with the variance recorded.
+    # 4. carol's queue: posted today with its approved variance, once in the ERP.
     carol.goto(f"{live_server.url}/invoices/")
-    posted = carol.locator("#queue-posted_today")
+    posted = carol.locator("#queue-approved_today")
     expect(posted).to_contain_text(words["posted_today"])
     expect(posted.locator("tr", has_text="AB12345678")).to_contain_text(words["posted"])
     shot(carol, f"walk-{language}-4-carol-queue")
