@@ -29,6 +29,8 @@ MAX_REASON_CHARS = 500
 MAX_COMMENT_CHARS = 2000
 MAX_JUSTIFICATION_CHARS = 2000
 MAX_DESCRIPTION_CHARS = 200
+# A line's spec (「27 吋 4K」): what the chat keeps of one, and what the new-request form takes.
+MAX_SPEC_CHARS = 100
 # An uploaded file's name (what the artifact keeps); longer is refused on every upload route,
 # also when the name is so long that the multipart part's headers pass Django's 1 KB.
 MAX_FILE_NAME_CHARS = 200

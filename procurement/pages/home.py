@@ -13,7 +13,7 @@ from procurement.words import refusal, refusal_errors
 from procurement.words.people import remember
 from procurement.purchase.requests import ALL, FINISHED, OPEN, named_in, request_now, requests_of, stand_ins_for
 from procurement.pages.context import Nav
-from procurement.pages.request_forms import HomeFilterForm, NewRequestForm, line_formset, line_formset_more
+from procurement.pages.request_forms import HomeFilterForm, NewRequestForm, line_formset_more, new_line_formset
 
 PAGE_SIZE = 20
 TABS = [(OPEN, _("Open")), (FINISHED, _("Finished")), (ALL, _("All"))]
@@ -51,11 +51,14 @@ def request_new(request):
     data = request.POST if request.method == "POST" else None
     if data is not None and "add_line" in data:  # what she typed kept, and room for more items
         form = NewRequestForm(initial=data.dict(), user=request.user)
-        return render(request, "procurement/request_new.html", {"form": form, "lines": line_formset_more(data)})
-    form, lines = NewRequestForm(data, user=request.user), line_formset(data)
+        return render(request, "procurement/request_new.html", {"form": form, "lines": line_formset_more(data, new=True)})
+    form, lines = NewRequestForm(data, user=request.user), new_line_formset(data)
     if data is not None and form.is_valid() and lines.is_valid():
+        fields = dict(form.cleaned_data)
+        needed_by = fields.pop("needed_by")
         try:
-            task = services.request_submit(requester=request.user, lines=lines.lines(), **form.cleaned_data)
+            task = services.request_submit(requester=request.user, lines=lines.lines(), notes=lines.notes(),
+                                           needed_by=needed_by.isoformat() if needed_by else "", **fields)
         except DomainError as exc:
             for field, messages in (refusal_errors(exc) or {None: [refusal(exc)]}).items():
                 for message in messages:

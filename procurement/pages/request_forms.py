@@ -1,11 +1,12 @@
 """Django forms for a requester's own request: a new one from her home, a change or an answer
 on its page, a cancel. They check the input's shape; the services decide what may happen."""
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from procurement.words import labels
 from procurement.infra.limits import (MAX_DESCRIPTION_CHARS, MAX_JUSTIFICATION_CHARS, MAX_LINES, MAX_QUANTITY, MAX_REASON_CHARS,
-                      MONEY_DECIMAL_PLACES, MONEY_MAX_DIGITS)
+                      MAX_SPEC_CHARS, MONEY_DECIMAL_PLACES, MONEY_MAX_DIGITS)
 from procurement.models import Department
 from procurement.purchase.requests import ALL, FINISHED, OPEN
 
@@ -52,21 +53,46 @@ LineFormSet = forms.formset_factory(LineForm, formset=BaseLineFormSet, extra=BLA
                                     validate_max=True, absolute_max=MAX_LINES + BLANK_LINES)
 
 
+class NewLineForm(LineForm):
+    """An item of a new request, with its spec if she gives one (「27 吋 4K」)."""
+
+    spec = forms.CharField(label=_("Spec (optional)"), required=False, max_length=MAX_SPEC_CHARS)
+
+
+class BaseNewLineFormSet(BaseLineFormSet):
+    def notes(self) -> list[str]:
+        """The specs as the chat keeps them: the request's notes, which the PO and the supplier read.
+        With more than one item, each spec says which item it is for (「螢幕：27 吋」)."""
+        rows = [(form.cleaned_data.get("description", "").strip(), (form.cleaned_data.get("spec") or "").strip())
+                for form in self.forms if form.line() is not None]
+        return [spec if len(rows) == 1 else f"{item}：{spec}" for item, spec in rows if spec]
+
+
+NewLineFormSet = forms.formset_factory(NewLineForm, formset=BaseNewLineFormSet, extra=BLANK_LINES, max_num=MAX_LINES,
+                                       validate_max=True, absolute_max=MAX_LINES + BLANK_LINES)
+
+
 def line_formset(data=None, lines=()) -> BaseLineFormSet:
     # Shown in the reader's language (「USB-C 擴充座」); LineForm.line() reads it back as the item.
     initial = [{"description": labels.item_label(line.description), "quantity": line.quantity} for line in lines]
     return LineFormSet(data, initial=initial or None, prefix="lines")
 
 
-def line_formset_more(data) -> BaseLineFormSet:
-    """"Add an item", without JavaScript: the rows she typed, not checked yet, with blank rows after them."""
+def new_line_formset(data=None) -> BaseNewLineFormSet:
+    return NewLineFormSet(data, prefix="lines")
+
+
+def line_formset_more(data, new=False) -> BaseLineFormSet:
+    """"Add an item", without JavaScript: the rows she typed, not checked yet, with blank rows after them.
+    `new`: the new-request form's rows, which carry a spec."""
     try:
         typed = min(int(data.get("lines-TOTAL_FORMS") or 0), MAX_LINES)
     except ValueError:
         typed = 0
-    rows = [{"description": data.get(f"lines-{n}-description", ""), "quantity": data.get(f"lines-{n}-quantity", "")}
-            for n in range(typed)]
-    return LineFormSet(initial=[row for row in rows if row["description"] or row["quantity"]] or None, prefix="lines")
+    names = ("description", "quantity", "spec") if new else ("description", "quantity")
+    rows = [{name: data.get(f"lines-{n}-{name}", "") for name in names} for n in range(typed)]
+    return (NewLineFormSet if new else LineFormSet)(initial=[row for row in rows if any(row.values())] or None,
+                                                     prefix="lines")
 
 
 def budget_field():
@@ -82,11 +108,15 @@ def purpose_field():
 
 
 class NewRequestForm(forms.Form):
-    """A request without the chat: department, items, purpose, optional cap."""
+    """A request without the chat: department, items, purpose, optional cap and need-by date."""
 
     department = forms.ChoiceField(label=_("Department"))
     justification = purpose_field()
     budget = budget_field()
+    needed_by = forms.DateField(label=_("Needed by (optional)"), required=False,
+                                widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+                                help_text=_("If nothing is received by then, you are asked once whether it arrived."),
+                                error_messages={"invalid": _("Enter a date, for example 2026-03-31.")})
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -95,6 +125,13 @@ class NewRequestForm(forms.Form):
                                              for dept in departments]
         if len(departments) == 1:
             self.fields["department"].initial = departments[0].code
+        self.fields["needed_by"].widget.attrs["min"] = timezone.localdate().isoformat()
+
+    def clean_needed_by(self):
+        day = self.cleaned_data.get("needed_by")
+        if day is not None and day < timezone.localdate():
+            raise forms.ValidationError(_("That day has passed: give today or a later day, or leave it empty."))
+        return day
 
 
 class ChangeRequestForm(forms.Form):

@@ -42,10 +42,13 @@ def request_draft_save(*, requester, fields: dict, draft: Task | None = None, se
 
 
 def request_submit(*, requester, department: str, lines: list[dict], justification: str,
-                   budget: Decimal | None = None, session=None, draft: Task | None = None) -> Task:
+                   budget: Decimal | None = None, session=None, draft: Task | None = None,
+                   needed_by: str = "", notes: list[str] | None = None) -> Task:
     """A confirmed purchase request: the task moves to `received`, queued for the agent.
 
-    From chat, `draft` is the task intake has been filling in; otherwise a task is created."""
+    From chat, `draft` is the task intake has been filling in; otherwise a task is created.
+    `needed_by` (ISO day) and `notes` (specs) from the new-request page are kept where the chat
+    keeps them, in the task's draft, which the PO, its PDF and the arrival check read."""
     dept = Department.objects.filter(code=department).first()
     if dept is None:
         refused = say("unknown_department", department=department)
@@ -55,8 +58,9 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
         raise DomainError(said=refused, errors={"department": [str(refused)]})
     with transaction.atomic():
         if draft is None:
+            said = {key: value for key, value in (("needed_by", needed_by), ("notes", list(notes or []))) if value}
             task = task_create(kind=workflow.KIND, initiator=requester, tenant=dept.code,
-                               data={"revision": 1, "justification": justification})
+                               data={"revision": 1, "justification": justification} | ({"draft": said} if said else {}))
         else:
             # The draft goes to the department it is made for: who may see it follows (a new version;
             # the event's label says it, and its data holds both departments).
