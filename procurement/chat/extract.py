@@ -95,7 +95,8 @@ PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?
 REASONS = {
     "broken": Phrases(en=("broken", "broke", "not working", "stopped working", "doesn't work", "does not work", "died",
                           "dead", "is dead", "won't turn on", "will not turn on", "doesn't turn on", "does not turn on",
-                          "won't start", "won't boot", "won't work", "no longer works", "isn't working", "is not working",
+                          "won't start", "won't boot", "won't work", "no longer works", "isn't working",
+                          "is not working",
                           "cracked", "fell apart", "gave out", "gave up"),
                       zh=("壞了", "壞掉", "故障", "不能用", "不能坐", "沒辦法用", "無法使用", "損壞")),
     "new_hire": Phrases(en=("new hire", "new hires", "new colleague", "new colleagues", "new employee", "new employees",

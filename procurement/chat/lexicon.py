@@ -67,6 +67,7 @@ THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank y
 # as a correction too (「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit") or as a yes to
 # "cancel it?" (「對，取消」). CANCEL.fills(message, CANCEL_PADDING) hears it.
 _THE_DRAFT = ("", " it", " this", " that", " the", " my")
+_IT = (" it", " this", " that", " this one", " that one", " the draft", " this draft", " my draft")
 CANCEL = Phrases(
     en=("cancel", "cancel it", "cancel this", "cancel this one", "cancel that", "cancel that one", "cancel the request",
         "cancel my request", "never mind", "nevermind", "nvm", "forget it",
@@ -75,10 +76,9 @@ CANCEL = Phrases(
         *said_as(("scrap", "discard", "ditch"), ("", " it", " this", " that")),
         *said_as(("get rid of", "don't want", "do not want", "don't need", "do not need", "no longer need",
                   "no longer want"), (" this", " the", " my", " that"), (" draft",)),
-        *said_as(("throw", "bin"), (" it", " this", " that", " this one", " that one", " the draft", " this draft", " my draft"),
-                 (" away", " out")),
+        *said_as(("throw", "bin"), _IT, (" away", " out")),
         # "drop it", "forget it, I don't need it anymore"
-        *said_as(("drop",), (" it", " this", " that", " this one", " that one", " the draft", " this draft", " my draft")),
+        *said_as(("drop",), _IT),
         *said_as(("don't need", "do not need", "no longer need", "don't want", "do not want", "no longer want"),
                  (" it", " this", " that", " this one", " that one", " them"))),
     zh=(*said_as(("取消",), ("", "申請", "這筆", "這筆申請", "這張", "這張單", "這張單子", "這個", "掉", "好了")),

@@ -62,7 +62,8 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
             "what requests have i", "what orders have i", "which requests are mine", "everything i asked for",
             "everything i've asked for", "everything i requested", "everything i've requested", "my drafts",
             # "which purchase requests have I made", "what have I ordered so far?"
-            *said_as(("which", "what"), ("", " purchase"), (" requests", " orders"), (" have i", " did i", " i have", " i've"),
+            *said_as(("which", "what"), ("", " purchase"), (" requests", " orders"),
+                     (" have i", " did i", " i have", " i've"),
                      (" made", " placed", " filed", " sent", " submitted", " put in", " raised")),
             *said_as(("what have i", "what i've", "what i have"), (" ordered", " bought", " purchased"))),
         zh=("所有", "全部", "列出", "我的申請", "有哪些", "幾張", "幾筆", "申請過哪些", "申請了哪些", "請購過哪些",
