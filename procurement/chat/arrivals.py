@@ -21,7 +21,8 @@ from procurement.words.arrivals import say
 ARRIVED = (r"到了", r"到貨了?", r"收到了?", r"來了", r"送到了?", r"送來了?", r"送達", r"到齊", r"已到",
            r"\barrived\b", r"\bcame\b", r"\bcome in\b", r"\bshowed up\b", r"\bturned up\b", r"\bgot here\b",
            r"\breceived\b", r"\bdelivered\b", r"\bhas come\b", r"\bhave come\b",
-           r"\bgot\s+(?:only\s+|just\s+)?\d+\b")  # "got 2, one is scratched"; never "got it" or "got a question"
+           # "got 2, one is scratched", "got two docks"; never "got it" or "got a question"
+           r"\bgot\s+(?:only\s+|just\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b")
 ARRIVE_ASKED = (r"到(?:了)?(?:嗎|沒)", r"\barrive\b", r"\b(?:did|has|have)\s+(?:it|they|the \w+|my \w+|\w+)\s+come\b", r"\bbeen delivered\b", r"\bget here\b")
 FUTURE = (r"什麼時候", r"何時", r"會到", r"\bwhen\b", r"\bwill\b", r"\bexpected\b", r"明天", r"下週")
 INVOICE = (r"發票", r"\binvoices?\b", r"\bbilled\b", r"\bbill\b")

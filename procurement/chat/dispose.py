@@ -123,11 +123,19 @@ def _refusal(job: Job, exc: DomainError) -> Outcome:
         with language(job.lang):
             reply = join(refusal(exc), say("nothing_changed", job.lang))
         return _refused(job, str(exc), reply=reply)
-    return _refused(job, str(exc))
+    # Any other refusal reads in her language (its code's words), as pages and the API read it; the
+    # raise site's own sentence stays in the turn's record.
+    with language(job.lang):
+        worded = refusal(exc)
+    return _refused(job, str(exc), reply=say("refused", job.lang, reason=_sentence(worded)))
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "?", "!", "。", "？")) else text + "."
 
 
 def _refused(job: Job, reason: str, reply: str = "") -> Outcome:
-    reason = reason if reason.endswith((".", "?", "!", "。", "？")) else reason + "."
+    reason = _sentence(reason)
     return Outcome(reply=reply or say("refused", job.lang, reason=reason), did="none",
                    outcome="refused", reason=reason, task=job.session.task)
 

@@ -26,9 +26,12 @@ NUMBER = (rf"\d[\d,]*(?:\.\d+)?|[零〇一二兩两三四五六七八九十百�
 UNIT = r"(?:台|臺|個|个|張|张|支|部|組|套|把|顆|units?|pcs|pieces|x|×)"
 SCALES = {"k": 1000, "m": 10**6, "million": 10**6, "萬": 10**4, "万": 10**4, "千": 1000, "百萬": 10**6}
 CURRENCY = r"(?:NT\$|NTD|TWD|新台幣|新臺幣|台幣|臺幣|\$)"
+# 「預算改成 80 萬」「上限改成 20000」: the cap's own word, then how it is set, then the figure.
+CAP_WORDS = Phrases(zh=("預算上限", "預算", "上限", "總預算", "金額上限"))
+CAP_SET = Phrases(zh=("改成", "改為", "改到", "調成", "調到", "調為", "調整為", "設成", "設為", "變成", "是", "為", ":", "："))
 BUDGET_WORD = (r"(?:budget(?:\s+(?:of|is|cap|to))?|cap(?:\s+(?:of|is|to))?|under|below|within|up to|at most|"
                r"max(?:imum)?|"
-               r"not more than|no more than|預算(?:上限)?(?:改成|改為|是|為|:|：)?|上限|不超過|低於)")
+               rf"not more than|no more than|{either(*CAP_WORDS.zh)}\s*{either(*CAP_SET.zh)}?|不超過|低於)")
 MONEY = re.compile(
     rf"(?P<lead>{BUDGET_WORD})?\s*{CURRENCY}?\s*(?P<n>{NUMBER})\s*(?P<scale>百萬|million|萬|万|千(?=元|塊|$|\W)|"
     rf"(?<=\d)[km](?![a-z]))?\s*(?:元|塊|dollars?|ntd|twd)?\s*(?:以內|以下|內)?", re.IGNORECASE)
@@ -64,9 +67,11 @@ UNKNOWN = [re.compile(p, re.IGNORECASE) for p in (
     rf"(?:(?:{NUMBER})\s*{UNIT}?)?\s*(?P<what>[^，,。；;！!？?]+?)(?=給|預算|[，,。；;！!？?]|$)")]
 
 # Sizes and specs are not quantities: "27-inch", 「27 吋」, "16GB", "4K".
+# A screen's resolution is a spec, never money or a count: "4K" is not NT$4,000.
+RESOLUTIONS = Phrases(en=("4k", "5k", "8k", "2k", "uhd", "qhd", "fhd", "full hd", "1080p", "1440p", "2160p"))
 SPEC = re.compile(r"\d+(?:\.\d+)?\s*(?:-\s*|\s)?(?:inch(?:es)?\b|in\.|吋|寸|英吋|\"|”|''|gb\b|tb\b|mb\b|ghz\b|"
-                  r"hz\b|w\b|mm\b|cm\b|公分|核|代)|\b(?:i[3579]|ryzen\s*[3579]|m[1-4](?:\s*(?:pro|max))?)\b",
-                  re.IGNORECASE)
+                  r"hz\b|w\b|mm\b|cm\b|公分|核|代)|\b(?:i[3579]|ryzen\s*[3579]|m[1-4](?:\s*(?:pro|max))?)\b|"
+                  rf"(?<![\w.,]){either(*RESOLUTIONS.en)}(?![\w])", re.IGNORECASE)
 DOZEN = re.compile(rf"(?:(?P<n>{NUMBER})\s*(?:dozens?\b|打(?=\s*[^\s算字電開掃]))|\ba dozen\b|\bdozen\b)",
                    re.IGNORECASE)
 # A stated purpose, anywhere in the message: 「新人報到，要兩台螢幕」, 「實驗室要三台」.
@@ -88,7 +93,11 @@ USED_FOR = re.compile(r"(?:要|會|需要)用(?:到|的)?$")
 PURPOSE_BEFORE_VERB = re.compile(r"^\s*(?P<j>[^，,。；;!?！？]{2,30}?)\s*(?:需要|要買|想要|想買|要)")
 # Why, said in the same breath as the item: 「我的椅子壞了」, "my chair is broken", "for a new hire".
 REASONS = {
-    "broken": Phrases(en=("broken", "broke", "not working", "stopped working", "doesn't work", "does not work", "died"),
+    "broken": Phrases(en=("broken", "broke", "not working", "stopped working", "doesn't work", "does not work", "died",
+                          "dead", "is dead", "won't turn on", "will not turn on", "doesn't turn on", "does not turn on",
+                          "won't start", "won't boot", "won't work", "no longer works", "isn't working",
+                          "is not working",
+                          "cracked", "fell apart", "gave out", "gave up"),
                       zh=("壞了", "壞掉", "故障", "不能用", "不能坐", "沒辦法用", "無法使用", "損壞")),
     "new_hire": Phrases(en=("new hire", "new hires", "new colleague", "new colleagues", "new employee", "new employees",
                             "new starter", "new starters", "new joiner", "new joiners", "onboarding"),
@@ -218,8 +227,11 @@ def _lines(text: str, catalogue) -> tuple[list, str]:
 
 # "a dock for my laptop", 「接我的筆電」: an item she already has, named beside the one she asks for.
 POSSESSIVE = re.compile(r"(?:\b(?:my|our)\s+(?:own\s+|current\s+|old\s+)?|我的|我們的|我現在的)$", re.IGNORECASE)
-PRONOUN = re.compile(rf"^(?:it|them|one|these|those|this|that|a new one|new ones?|{SAME_ONE}|它|這個|那個)$",
-                     re.IGNORECASE)
+# What stands for the item already named: "I need a new one", "need a replacement", "I need another".
+STAND_IN = Phrases(en=("it", "them", "one", "these", "those", "this", "that", "a new one", "new one", "new ones",
+                       "another", "another one", "a replacement", "replacement", "replacements", "a replacement one",
+                       "a spare", "a new", "new"),
+                   zh=("新的", "全新的", "一樣的", "同樣的", "同款", "同款的", "它", "這個", "那個"))
 
 
 def _replacing_at(clause: str) -> int | None:
@@ -260,7 +272,7 @@ def _unknown(clause: str) -> str:
             what = match.group("what").strip()
             if re.match(r"to\s", what, re.IGNORECASE):
                 continue  # "they need to be here by Friday": a verb, not a thing to buy
-            return "" if PRONOUN.match(what) else what
+            return "" if STAND_IN.fills(what.lower()) else what
     counted = COUNTED.search(clause) or ARTICLE.search(clause)
     return counted.group("what").strip() if counted else ""
 
@@ -311,7 +323,8 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
     found.notes = [_note(c) for c in CLAUSE_SPLIT.split(text) if lexicon.is_one_off(c) and not lexicon.is_standing(c)]
     found.notes = [n for n in found.notes if n] + (specs if found.lines else [])
     found.justification = "" if found.notes and not found.lines else (_justification(rest, catalogue) or _purpose(rest, catalogue))
-    if HERS_BROKE.match(found.justification) and REASONS["broken"].search(found.justification):
+    if HERS_BROKE.match(found.justification) and REASONS["broken"].search(found.justification) \
+            or STAND_IN.fills(found.justification.lower()):  # "need a replacement" says what, not why
         found.justification = ""  # "mine is broken": said as 「汰換故障的筆電」, "replacing a broken laptop"
     if not found.justification:
         found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")

@@ -67,6 +67,7 @@ THANKS = {"thanks", "thank you", "thx", "ty", "cheers", "thanks a lot", "thank y
 # as a correction too (「不對，我是要取消，不是要送出！」, "no, I meant cancel, not submit") or as a yes to
 # "cancel it?" (「對，取消」). CANCEL.fills(message, CANCEL_PADDING) hears it.
 _THE_DRAFT = ("", " it", " this", " that", " the", " my")
+_IT = (" it", " this", " that", " this one", " that one", " the draft", " this draft", " my draft")
 CANCEL = Phrases(
     en=("cancel", "cancel it", "cancel this", "cancel this one", "cancel that", "cancel that one", "cancel the request",
         "cancel my request", "never mind", "nevermind", "nvm", "forget it",
@@ -75,7 +76,11 @@ CANCEL = Phrases(
         *said_as(("scrap", "discard", "ditch"), ("", " it", " this", " that")),
         *said_as(("get rid of", "don't want", "do not want", "don't need", "do not need", "no longer need",
                   "no longer want"), (" this", " the", " my", " that"), (" draft",)),
-        *said_as(("throw", "bin"), (" it", " this", " that", " the draft", " this draft", " my draft"), (" away", " out"))),
+        *said_as(("throw", "bin"), _IT, (" away", " out")),
+        # "drop it", "forget it, I don't need it anymore"
+        *said_as(("drop",), _IT),
+        *said_as(("don't need", "do not need", "no longer need", "don't want", "do not want", "no longer want"),
+                 (" it", " this", " that", " this one", " that one", " them"))),
     zh=(*said_as(("取消",), ("", "申請", "這筆", "這筆申請", "這張", "這張單", "這張單子", "這個", "掉", "好了")),
         *said_as(("撤掉", "撤銷", "撤回"), ("", "這張", "這筆")),
         *said_as(("這張", "這筆"), ("", "單", "單子", "草稿"), ("不要了",)),
@@ -85,7 +90,8 @@ CANCEL = Phrases(
         "不用了", "算了", "不買了"))
 CANCEL_PADDING = Phrases(
     en=("no", "oops", "sorry", "yes", "yeah", "ok", "i meant", "i meant to", "i want to", "not submit", "not submit it",
-        "don't submit", "don't submit it", "anymore", "any more", "after all", "i", "actually"),
+        "don't submit", "don't submit it", "anymore", "any more", "after all", "i", "actually",
+        "changed my mind", "i've changed my mind", "i have changed my mind", "on second thought", "on second thoughts"),
     zh=("不對", "不是", "對", "是", "嗯", "好", "那", "那就", "好吧", "唉", "我是要", "我要", "我想", "吧", "了", "啦", "好了",
         "不是要送出", "不是送出", "不要送出", "剛剛", "剛才", "還是"))
 STATUS = Phrases(en=("status", "where is my", "where's my", "progress", "any update", "any news", "how is my request",

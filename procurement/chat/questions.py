@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from procurement.chat.vocabulary import match_item
 from procurement.chat import lexicon
-from procurement.chat.phrasebook import Phrases
+from procurement.chat.phrasebook import Phrases, said_as
 
 REF = re.compile(r"\b(?:REQ|PO)-\d{3,}(?:-\d+)?\b", re.IGNORECASE)
 # A request's id as the API and links carry it: asked about, it is that request or none of hers.
@@ -60,7 +60,12 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
         en=("my requests", "all my", "all of my", "what requests do i have", "what orders do i have",
             "how many requests", "what have i requested", "what have i asked for", "what did i ask for",
             "what requests have i", "what orders have i", "which requests are mine", "everything i asked for",
-            "everything i've asked for", "everything i requested", "everything i've requested", "my drafts"),
+            "everything i've asked for", "everything i requested", "everything i've requested", "my drafts",
+            # "which purchase requests have I made", "what have I ordered so far?"
+            *said_as(("which", "what"), ("", " purchase"), (" requests", " orders"),
+                     (" have i", " did i", " i have", " i've"),
+                     (" made", " placed", " filed", " sent", " submitted", " put in", " raised")),
+            *said_as(("what have i", "what i've", "what i have"), (" ordered", " bought", " purchased"))),
         zh=("所有", "全部", "列出", "我的申請", "有哪些", "幾張", "幾筆", "申請過哪些", "申請了哪些", "請購過哪些",
             "請購了哪些", "送過哪些", "送了哪些", "我的草稿"),
         patterns=(r"\b(?:list|show)\b[^?.!]*\brequests?\b",))),
@@ -80,7 +85,8 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
             "who has to approve", "who is going to approve", "who needs to approve", "who can approve",
             "who has it", "who has my", "stand", "approved yet", "update on", "what about now", "stuck",
             "who needs to sign", "who has to sign", "who have to sign", "who is going to sign", "who needs to decide",
-            "who has to decide", "waiting on", "waiting for", "taking so long", "how long"),
+            "who has to decide", "waiting on", "waiting for", "taking so long", "how long", "still waiting",
+            "still pending", "still open", "still in progress"),
         zh=("有人在看", "有人在審", "有人在處理", "有人看了", "現在呢", "現在怎麼樣", "現在怎樣", "現在如何", "卡在",
             "好了嗎", "這麼久", "那麼久", "多久", "進度", "狀態", "狀況", "到哪", "怎麼樣了", "怎樣了", "如何了", "進行到",
             "處理到", "核准了嗎", "好了沒", "通過了嗎", "批了嗎", "情況", "審到哪", "單子呢", "核准了沒", "核准沒",
@@ -100,7 +106,8 @@ TOPICS = [  # the first that says its phrases wins: "why" before "status" for �
 LATEST = Phrases(en=("last", "latest", "previous", "most recent", "newest"),
                  zh=("上一張", "上一筆", "上次", "最近", "最新", "剛剛", "剛才", "上週", "上星期", "上禮拜", "前幾天", "前天",
                      "昨天"))
-ALL_OPEN = Phrases(en=("open requests", "all my", "all of my"), zh=("所有", "全部", "進行中的"),
+# "all my requests" is every one of them; only "open" asks for the open ones.
+ALL_OPEN = Phrases(en=("open requests", "open ones", "still open"), zh=("進行中的", "還沒結案", "未結案"),
                    patterns=(r"\ball\b[^?.!]*\bopen\b",))
 # Words that only ask after a request already made, whatever verb rides along (請購 is also a noun).
 ASKED_AFTER = Phrases(en=("status", "progress", "where is", "where's"), zh=("到哪", "進度", "狀態", "怎麼樣了", "那張", "那筆", "了沒"))
