@@ -21,6 +21,10 @@ class ProcurementConfig(AppConfig):
         from procurement.notices.delegations import delegation_notices
 
         from procurement.notices.invoices import invoice_notices
+        from procurement.notices.supplier import supplier_po_files
+        from procurement.infra import outbox
+
+        outbox.ATTACHMENTS["supplier_po"] = supplier_po_files
 
         queueing.notices_written_by(lambda task_id: notices_for_task(task_id) + invoice_notices(task_id),
                                     delegations=delegation_notices)

@@ -73,6 +73,24 @@ def _coalesced(groups: set, message_ids: set) -> dict:
     return held
 
 
+# Files a message of a kind carries, made when it is sent (the supplier's purchase order carries its
+# PDF): kind -> function(notification) -> [(filename, bytes, mimetype)]. The app registers them
+# (procurement.apps), since what makes the files stands above this floor.
+ATTACHMENTS: dict = {}
+
+
+def _attached(note: Notification) -> list:
+    make = ATTACHMENTS.get(note.kind)
+    if make is None:
+        return []
+    try:
+        return list(make(note))
+    except Exception:
+        # The body already says everything the file would: the message goes without it rather than not at all.
+        log.exception("the attachment of %s could not be made; sent without it", note.message_id)
+        return []
+
+
 def outbox_dispatch(*, limit: int = 50, now=None) -> int:
     """Send queued messages that are due. Each is claimed by a conditional update before the send,
     so two dispatchers never send one message twice; a crash mid-send leaves it `sending`."""
@@ -83,8 +101,11 @@ def outbox_dispatch(*, limit: int = 50, now=None) -> int:
                 status=Notification.Status.SENDING):
             continue
         note = Notification.objects.select_related("task").get(pk=pk)
+        message = EmailMessage(note.subject, note.body, to=[note.to], headers=mail_headers(note))
+        for name, content, mimetype in _attached(note):
+            message.attach(name, content, mimetype)
         try:
-            EmailMessage(note.subject, note.body, to=[note.to], headers=mail_headers(note)).send()
+            message.send()
         except Exception:
             # The server may have taken it before failing: a person decides whether to resend.
             Notification.objects.filter(pk=pk).update(status=Notification.Status.UNCERTAIN)

@@ -46,7 +46,7 @@ IN_FONT = ("FONTNAME", (0, 0), (-1, -1), FONT)
 HEAD = ParagraphStyle("head", parent=TEXT, fontSize=11, leading=15, spaceBefore=8, spaceAfter=3)
 
 
-def _in_language(chinese: str, english: str) -> str:
+def in_language(chinese: str, english: str) -> str:
     """A company fact the deployment gives in both languages (COMPANY_CONTACT / COMPANY_CONTACT_EN)."""
     return english if (get_language() or "en").startswith("en") else chinese
 
@@ -55,16 +55,18 @@ def _p(text, style=TEXT) -> Paragraph:
     return Paragraph(escape(str(text)).replace("\n", "<br/>"), style)
 
 
-def _need_by(po: PurchaseOrder) -> str:
-    value = (po.task.data.get("draft") or {}).get("needed_by")
+def need_by(task) -> str:
+    """The day the request's goods are needed by (ISO), as the chat or the request page took it; "" if none."""
+    value = (task.data.get("draft") or {}).get("needed_by")
     try:
         return date.fromisoformat(value).isoformat() if value else ""
     except ValueError:
         return ""
 
 
-def _spec(po: PurchaseOrder) -> str:
-    return "；".join((po.task.data.get("draft") or {}).get("notes") or [])
+def spec(task) -> str:
+    """The request's specs as she gave them (「27 吋」), joined; "" if none."""
+    return "；".join((task.data.get("draft") or {}).get("notes") or [])
 
 
 def _chain(po: PurchaseOrder) -> list[str]:
@@ -87,7 +89,7 @@ def _chain(po: PurchaseOrder) -> list[str]:
 def _parties(po: PurchaseOrder, request) -> Table:
     buyer = [_p(_("Buyer"), SMALL), _p(settings.COMPANY_NAME),
              _p(_("Tax ID (統一編號): %(tax_id)s") % {"tax_id": settings.COMPANY_TAX_ID}),
-             _p(_("Contact: %(contact)s") % {"contact": _in_language(settings.COMPANY_CONTACT,
+             _p(_("Contact: %(contact)s") % {"contact": in_language(settings.COMPANY_CONTACT,
                                                                        settings.COMPANY_CONTACT_EN)})]
     supplier = [_p(_("Supplier"), SMALL), _p(po.supplier.name),
                 _p(_("Tax ID (統一編號): %(tax_id)s") % {"tax_id": po.supplier.tax_id}),
@@ -100,11 +102,11 @@ def _parties(po: PurchaseOrder, request) -> Table:
 
 
 def _lines(po: PurchaseOrder) -> Table:
-    need_by, spec = _need_by(po) or "—", _spec(po)
+    need_by_day, specs = need_by(po.task) or "—", spec(po.task)
     rows = [[_p(h, SMALL) for h in (_("Item"), _("Spec"), _("Need by"), _("Quantity"), _("Unit price (未稅)"),
                                     _("Amount (未稅)"))]]
     for line in po.lines:
-        rows.append([_p(item_label(line.description)), _p(spec or "—"), _p(need_by), _p(line.quantity),
+        rows.append([_p(item_label(line.description)), _p(specs or "—"), _p(need_by_day), _p(line.quantity),
                      _p(ntd(line.unit_price)), _p(ntd(line.amount))])
     for label, value in ((_("Untaxed (未稅)"), po.subtotal), (_("Business tax (營業稅) 5%"), po.tax),
                          (_("Total (含稅)"), po.total)):
@@ -117,6 +119,10 @@ def _lines(po: PurchaseOrder) -> Table:
         ("VALIGN", (0, 0), (-1, -1), "TOP"), ("LINEABOVE", (4, count + 1), (-1, count + 1), 0.6, colors.black),
         ("LINEABOVE", (4, count + 3), (-1, count + 3), 0.6, colors.black)]))
     return table
+
+
+def po_filename(po: PurchaseOrder) -> str:
+    return f"{po.number}.pdf"
 
 
 def po_pdf(po: PurchaseOrder, request) -> bytes:
@@ -137,7 +143,7 @@ def po_pdf(po: PurchaseOrder, request) -> bytes:
         Spacer(1, 4 * mm), _parties(po, request),
         _p(_("Ship to"), HEAD), _p(settings.COMPANY_SHIP_TO),
         _p(_("Items"), HEAD), _lines(po),
-        _p(_("Payment terms"), HEAD), _p(_in_language(settings.PAYMENT_TERMS, settings.PAYMENT_TERMS_EN)),
+        _p(_("Payment terms"), HEAD), _p(in_language(settings.PAYMENT_TERMS, settings.PAYMENT_TERMS_EN)),
         _p(_("Approval"), HEAD), *[_p(row) for row in _chain(po)],
     ]
     document.build(story)

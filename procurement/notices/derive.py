@@ -37,6 +37,7 @@ from procurement.words import render
 from procurement.notices.render import (approval_url, chat_url, department_words, display_name, notice_render, request_facts,
                      review_url, scope_summary)
 from procurement.notices.returned import notice_post, returned_question_post
+from procurement.notices.supplier import SUPPLIER_LANGUAGE, supplier_facts
 from procurement.notices.travel import TRAVEL_KINDS, travel_context
 from procurement.models.policy import Delegation
 from agentstate.models import ApprovalDecision
@@ -59,7 +60,6 @@ CHAT_KINDS = ("approved", "rejected", "po_issued", "expired")
 # Notices that ask someone to act, retired once nothing is left to do (_retire_notices).
 APPROVER_KINDS = ("approval_new", "approval_reminder", "approval_escalated")
 LEAVES_REVIEW = Q(from_state=workflow.NEEDS_REVIEW) & ~Q(to_state=workflow.NEEDS_REVIEW)
-SUPPLIER_LANGUAGE = "zh-hant"  # Taiwan suppliers; Supplier has no language of its own yet
 CATCH_UP_BATCH = 200
 DECISION_EVENTS = ("approve", "reject", "return", "approve_step")
 
@@ -382,6 +382,6 @@ def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]
     context = {"po_number": po_number, "scope": scope, "supplier": scope["supplier"]["name"],
                "lines": scope["lines"], "subtotal": Decimal(scope["subtotal"]), "tax": Decimal(scope["tax"]),
                "total": Decimal(scope["total"]), "department": department_words(scope["department"]),
-               "cost_centre": scope["cost_centre"], "requester": display_name(task.initiator)}
+               "cost_centre": scope["cost_centre"], "requester": display_name(task.initiator)} | supplier_facts(task, scope)
     return [Delivery("supplier_po", task, f"{key}:supplier", SUPPLIER_LANGUAGE, "", context, email=email)
             for email in scope.get("emails", [])]

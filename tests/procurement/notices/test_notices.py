@@ -2,6 +2,7 @@
 links; the supplier's purchase order only after the ERP confirmed it; 退回 as the agent's
 question in the requester's conversation."""
 import email
+import io
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from datetime import timedelta
 from email import policy
 
 import pytest
+from pypdf import PdfReader
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -131,6 +134,15 @@ def test_the_supplier_gets_the_purchase_order_only_after_the_erp_confirms_it(dem
     assert "1. 筆電 × 2 @ NT$34,900" in body and "Laptop" not in body, "the supplier reads the item in Chinese"
     assert "部門：工程部（成本中心 ENG-01）" in body and "Engineering" not in body, "and the department too"
     assert order["Message-ID"]
+    # the PO's facts beside its lines, as on its PDF, which rides along
+    for fact in (f"買方：{settings.COMPANY_NAME}，統一編號 {settings.COMPANY_TAX_ID}。", f"聯絡人：{settings.COMPANY_CONTACT}",
+                 f"賣方統一編號：{approval.scope['supplier']['tax_id']}。", f"交貨地點：{settings.COMPANY_SHIP_TO}",
+                 f"付款條件：{settings.PAYMENT_TERMS}", f"採購單 {po_number} 的 PDF 如附件。"):
+        assert fact in body, fact
+    [pdf] = [part for part in order.iter_attachments()]
+    assert pdf.get_filename() == f"{po_number}.pdf" and pdf.get_content_type() == "application/pdf"
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.get_content())).pages)
+    assert po_number in text and "採購單" in text and settings.COMPANY_TAX_ID in text
 
 
 def test_a_zh_hant_requester_gets_zh_hant_mail_and_notices_and_the_approver_english(demo, erp, eager, mailoutbox):
