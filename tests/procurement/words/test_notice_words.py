@@ -12,7 +12,7 @@ from procurement.notices.render import notice_render
 from procurement.words import render
 from procurement.words.labels import NOTICE_KIND_LABELS
 
-ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO"}
+ALLOWED_LATIN = {"ERP", "NT", "HTTP", "PO", "PDF"}
 LINK = "https://buy.example.tw/tasks/3f2c/"
 VALUES = {  # one value for each name a notice template takes, none of them English words
     "number": "REQ-2026-00012", "summary": "筆電 × 2", "total": Decimal("73290"), "subtotal": Decimal("69800"),
@@ -22,6 +22,9 @@ VALUES = {  # one value for each name a notice template takes, none of them Engl
     "backups": "王大明", "waited_on": "李主管", "instead_of": "李主管", "own_requester": "", "justification": "新人報到",
     "approver": "王大明", "comment": "請盡快", "who": "王大明", "by": "王大明", "reason": "不需要了",
     "fork_number": "REQ-2026-00013", "stays": "處理中", "standing": "部分到貨（2/3）", "next_step": "比價",
+    "company": "示範科技股份有限公司", "company_tax_id": "24549210", "contact": "採購部 03-5712121",
+    "supplier_tax_id": "24536806", "ship_to": "新竹市東區光復路二段 101 號", "payment_terms": "月結 30 天",
+    "need_by": "2026-12-20", "spec": "27 吋",
     "earlier": [{"step": 1, "approver": "李主管", "comment": "可以"}],
     "lines": [{"description": "Laptop", "quantity": 2, "unit_price": Decimal("34900"), "amount": Decimal("69800")}],
 }
