@@ -45,6 +45,7 @@ ASKING = ("要", "需要", "買", "想買", "想要", "要買", "請購", "採�
 # "I need a laptop a monitor a keyboard": English items counted one after the other, after a verb of asking.
 EN_ASKING = ("need", "want", "get", "buy", "order", "purchase", "like", "me", "us")
 EN_COUNTS = ("a", "an")
+EN_LAST_JOINING = ("and", "plus")
 # A piece with one of these says more than an item ("a laptop for a new hire"): no run.
 EN_JOINING = ("for", "to", "with", "by", "from", "under", "of", "in", "on", "at", "and", "plus", "or", "but", "as",
               "because", "each", "per", "than")
@@ -172,15 +173,18 @@ def counted_after(text: str) -> str:
 
 
 def english_run(text: str) -> str:
-    """"I need a laptop a monitor a keyboard" as "I need a laptop, a monitor, a keyboard": each
-    article or count opens an item, when the message says none of its own separators."""
+    """"I need a laptop a monitor a keyboard" (or "a laptop a monitor and a keyboard", with no verb
+    before them) as "I need a laptop, a monitor, a keyboard": each article or count opens an item,
+    when the message says none of its own separators."""
     words = text.split(" ")
     starts = [i for i, w in enumerate(words) if w.lower() in EN_COUNTS or w.isdigit()]
-    if len(starts) < 2 or re.search(r"[,;，、。]", text) or not starts[0] \
-            or words[starts[0] - 1].lower() not in EN_ASKING:
+    if len(starts) < 2 or re.search(r"[,;，、。]", text) \
+            or (starts[0] and words[starts[0] - 1].lower() not in EN_ASKING):
         return text
     pieces = [words[a:b] for a, b in zip(starts, [*starts[1:], len(words)])]
+    if pieces[-2][-1].lower() in EN_LAST_JOINING:  # "… a monitor and a keyboard": the list's own last joiner
+        pieces[-2] = pieces[-2][:-1]
     if any(len(piece) < 2 or any(w.lower() in EN_JOINING or w.lower() in EN_COUNTS for w in piece[1:])
            for piece in pieces[:-1]) or len(pieces[-1]) < 2:
         return text
-    return " ".join(words[:starts[0]]) + " " + ", ".join(" ".join(piece) for piece in pieces)
+    return " ".join([*words[:starts[0]], ", ".join(" ".join(piece) for piece in pieces)])

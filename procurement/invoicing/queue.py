@@ -97,8 +97,10 @@ def entered_words(invoice: SupplierInvoice) -> str:
     「已登錄發票 AB12345678：已比對並入帳。」, waiting for its goods, or sent for approval (to whom)."""
     invoice = SupplierInvoice.objects.get(pk=invoice.pk)  # posted on commit, after the entry returned
     number = {"number": invoice.number}
-    if invoice.status in (Status.MATCHED, Status.POSTED):
+    if invoice.status == Status.POSTED:
         return gettext("Invoice %(number)s entered: it matched and is posted to the ERP.") % number
+    if invoice.status == Status.MATCHED:  # its posting runs after the entry: not said done before it is
+        return gettext("Invoice %(number)s entered: it matched and is being posted to the ERP.") % number
     if invoice.status == Status.WAITING_RECEIPT:
         return gettext("Invoice %(number)s entered: it waits for the goods and is matched when they are received.") % number
     if invoice.status == Status.EXCEPTION:

@@ -10,8 +10,10 @@ import re
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from agentstate.models import Approval
+from procurement.invoicing.queue import entered_words
 from procurement.invoicing.services import invoice_enter
 from procurement.models.invoicing import SupplierInvoice
 from procurement.receiving.services import goods_receipt_record
@@ -182,3 +184,17 @@ def test_in_english_too(demo, po):
     answer = client_for(demo["carol"], EN).post(reverse("invoice-new", args=[po.pk]), typed(po), follow=True)
     assert "Invoice AB12345678 entered: it waits for the goods and is matched when they are received." in text(
         answer.content.decode())
+
+
+@pytest.mark.parametrize("language, words", [
+    ("zh-hant", "已登錄發票 AB12345678：比對相符，正在入帳至 ERP。"),
+    ("en", "Invoice AB12345678 entered: it matched and is being posted to the ERP.")])
+def test_a_matched_invoice_whose_posting_has_not_run_yet_is_not_said_posted(demo, po, language, words):
+    """With a worker, the posting runs after the entry: the message she lands on must not say it is
+    posted before the ERP has it."""
+    goods_receipt_record(task_id=po.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 3}])
+    client_for(demo["carol"], ZH).post(reverse("invoice-new", args=[po.pk]), typed(po))
+    invoice = SupplierInvoice.objects.get(number="AB12345678")
+    SupplierInvoice.objects.filter(pk=invoice.pk).update(status=SupplierInvoice.Status.MATCHED)  # as before the worker ran
+    with translation.override(language):
+        assert entered_words(invoice) == words
