@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.functional import lazy
+from django.utils.translation import get_language
 
 from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
@@ -38,6 +39,7 @@ from procurement.notices.render import (approval_url, chat_url, department_words
                      review_url, scope_summary)
 from procurement.notices.returned import notice_post, returned_question_post
 from procurement.notices.supplier import SUPPLIER_LANGUAGE, supplier_facts
+from procurement.invoicing.variance_words import variance_words
 from procurement.notices.travel import TRAVEL_KINDS, travel_context
 from procurement.models.policy import Delegation
 from agentstate.models import ApprovalDecision
@@ -317,7 +319,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
         "revision": approval.scope.get("revision"), "justification": request_now(task).justification,
-    }
+    } | _invoice_exception_context(approval.scope)
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
         context["own_requester"] = person_label(step["without_requester"])
@@ -339,6 +341,20 @@ def _approver_context(approval: Approval) -> dict:
         "expires_at": approval.expires_at, "version": approval.state_version,
         "justification": request_now(approval.task).justification,
     }
+
+
+def _invoice_exception_context(scope: dict) -> dict:
+    """An invoice exception's mail says it is one: whose invoice, its total, what does not match (in
+    the reader's language, read when the mail is written) and what approving does; not a purchase."""
+    if scope.get("kind") != workflow.INVOICE_EXCEPTION:
+        return {}
+    exceptions = scope.get("exceptions") or []
+    return {"invoice_number": scope["invoice"]["number"], "invoice_total": Decimal(scope["invoice_total"]),
+            "variance": Decimal(scope["total"]), "po_number": scope.get("purchase_order") or "",
+            "supplier": (scope.get("supplier") or {}).get("name", ""),
+            "mismatch": lazy(lambda: "；".join(variance_words(v) for v in exceptions)
+                             if (get_language() or "").startswith("zh") else
+                             "; ".join(variance_words(v) for v in exceptions), str)()}
 
 
 def _deciders_now(approval: Approval) -> list:
