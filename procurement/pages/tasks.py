@@ -208,7 +208,7 @@ def task_close_short(request, task_id):
         return _answer(request, task, refusal(exc), exc.http_status)
     form = close_form_for(request.user, task, request.POST)
     if form is None:
-        return _answer(request, task, _("Nothing is left open on this request to close."), 409)
+        return _answer(request, task, render_said(say("close_nothing_open")), 409)
     if not form.is_valid():
         return _answer(request, task, _("Please correct the marked fields."), 400, close=form)
     try:
