@@ -1,8 +1,13 @@
 """A request whose PO is out, an invoice body that matches it, and the API calls the invoicing
 tests make: receiving goods, entering an invoice, reading it, reading and deciding its approval."""
+import pytest
+from django.test import Client
+
 from agentstate.models import Approval, Task
 from procurement.purchase import services
 from procurement.invoicing.po import purchase_order_of
+from procurement.invoicing.services import invoice_enter
+from procurement.receiving.services import goods_receipt_record
 from procurement.purchase.tax import totals
 from tests.procurement.receiving.support import client_for, receipts_url
 
@@ -56,3 +61,23 @@ def decide(demo, approval, decision, user="bob", comment=""):
     return client_for(demo[user]).post(f"/api/v1/approvals/{approval['id']}/decision/", {
         "decision": decision, "state_version": approval["state_version"], "scope_hash": approval["scope_hash"],
         "comment": comment}, format="json")
+
+
+@pytest.fixture
+def exception(demo, erp, eager):
+    """Three monitors ordered, two accepted, one rejected as damaged; the invoice bills all three:
+    its pending invoice_exception approval."""
+    task = ordered(demo["alice"], demo["bob"])
+    goods_receipt_record(task_id=task.pk, user=demo["alice"],
+                         lines=[{"line": 0, "accepted": 2, "rejected": 1, "reason": "damaged"}])
+    fields = invoice_body(task)
+    invoice = invoice_enter(user=demo["carol"], task_id=fields.pop("task"), fields=fields)
+    assert invoice.status == "exception"
+    return Approval.objects.get(task=task, status="pending")
+
+
+def page_client(user, language):
+    """A browser's client for `user`, reading `language`."""
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client

@@ -3,34 +3,13 @@ in plain words in his language; accounts payable's list shows it too (DESIGN §1
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
-from agentstate.models import Approval
 from procurement.infra.erp import ErpClient
-from procurement.invoicing.services import invoice_enter
 from procurement.models.invoicing import SupplierInvoice
-from procurement.receiving.services import goods_receipt_record
-from tests.procurement.invoicing.support import invoice_body, ordered
+from tests.procurement.invoicing.support import exception, page_client  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def exception(demo, erp, eager):
-    task = ordered(demo["alice"], demo["bob"])
-    goods_receipt_record(task_id=task.pk, user=demo["alice"],
-                         lines=[{"line": 0, "accepted": 2, "rejected": 1, "reason": "damaged"}])
-    fields = invoice_body(task)
-    invoice = invoice_enter(user=demo["carol"], task_id=fields.pop("task"), fields=fields)
-    assert invoice.status == "exception"
-    return Approval.objects.get(task=task, status="pending")
-
-
-def client_for(user, language):
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(user)
-    return client
 
 
 @pytest.mark.parametrize("language, words, title", [
@@ -39,14 +18,14 @@ def client_for(user, language):
 ])
 def test_the_approver_reads_the_variance_in_his_language_and_no_return_is_offered(demo, exception, language, words,
                                                                                    title):
-    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
 
     assert words in body and title in body
     assert 'value="return"' not in body and 'value="approve"' in body and 'value="reject"' in body
 
 
 def test_approving_on_the_page_posts_the_invoice(demo, exception, erp):
-    client = client_for(demo["bob"], "zh-hant")
+    client = page_client(demo["bob"], "zh-hant")
     answer = client.post(reverse("approval-decide", args=[exception.pk]), {
         "decision": "approve", "state_version": exception.state_version, "scope_hash": exception.scope_hash})
 
@@ -57,7 +36,7 @@ def test_approving_on_the_page_posts_the_invoice(demo, exception, erp):
 
 
 def test_accounts_payable_sees_the_exception_in_words(demo, exception):
-    body = client_for(demo["carol"], "zh-hant").get(reverse("invoices")).content.decode()
+    body = page_client(demo["carol"], "zh-hant").get(reverse("invoices")).content.decode()
     assert "發票數量 3，已驗收 2：多 1 台，NT$6,720" in body
 
 
@@ -67,7 +46,7 @@ def test_accounts_payable_sees_the_exception_in_words(demo, exception):
 ])
 def test_why_it_came_to_him_speaks_of_the_invoices_variance_not_of_a_purchase(demo, exception, language, why,
                                                                               purchase_words):
-    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
     about = re.sub(r"<[^>]+>", "", body.split('id="about"')[1].split("</section>")[0])  # amounts are nowrap spans
 
     assert why in about and purchase_words not in about
@@ -79,6 +58,6 @@ def test_why_it_came_to_him_speaks_of_the_invoices_variance_not_of_a_purchase(de
 def test_an_exception_is_not_compared_with_the_purchase_it_followed(demo, exception, language, changed):
     """The purchase's approval came before it on the same task; its total and cost centre are not
     'changes' of the invoice exception (NT$20,160 → NT$6,720, ENG-01 → —)."""
-    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
 
     assert changed not in body

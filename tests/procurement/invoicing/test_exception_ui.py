@@ -8,7 +8,6 @@ import io
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
@@ -17,29 +16,11 @@ from procurement.invoicing.queue import entered_words
 from procurement.invoicing.services import invoice_enter
 from procurement.models.invoicing import SupplierInvoice
 from procurement.receiving.services import goods_receipt_record
-from tests.procurement.invoicing.support import invoice_body, ordered
+from tests.procurement.invoicing.support import exception, invoice_body, ordered, page_client  # noqa: F401 (a fixture)
 from tests.procurement.invoicing.test_invoice_pages import typed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ZH, EN = "zh-hant", "en"
-
-
-@pytest.fixture
-def exception(demo, erp, eager):
-    """Three monitors ordered, two accepted, one rejected as damaged; the invoice bills all three."""
-    task = ordered(demo["alice"], demo["bob"])
-    goods_receipt_record(task_id=task.pk, user=demo["alice"],
-                         lines=[{"line": 0, "accepted": 2, "rejected": 1, "reason": "damaged"}])
-    fields = invoice_body(task)
-    invoice = invoice_enter(user=demo["carol"], task_id=fields.pop("task"), fields=fields)
-    assert invoice.status == "exception"
-    return Approval.objects.get(task=task, status="pending")
-
-
-def client_for(user, language):
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(user)
-    return client
 
 
 def text(html: str) -> str:
@@ -47,7 +28,7 @@ def text(html: str) -> str:
 
 
 def approve(demo, approval, language):
-    return client_for(demo["bob"], language).post(reverse("approval-decide", args=[approval.pk]), {
+    return page_client(demo["bob"], language).post(reverse("approval-decide", args=[approval.pk]), {
         "decision": "approve", "state_version": approval.state_version, "scope_hash": approval.scope_hash})
 
 
@@ -61,7 +42,7 @@ def test_the_result_names_the_request_as_its_own_page_does(demo, exception, lang
 
     assert answer.status_code == 200 and SupplierInvoice.objects.get().status == "posted"
     assert now in body and bare not in body
-    page = text(client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode())
+    page = text(page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode())
     assert now in page
 
 
@@ -71,7 +52,7 @@ def test_the_result_names_the_request_as_its_own_page_does(demo, exception, lang
 ])
 def test_the_inbox_marks_the_row_as_an_invoice_exception_with_its_variance(demo, exception, language, kind, number,
                                                                           variance, purchase):
-    body = client_for(demo["bob"], language).get(reverse("approval-inbox")).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-inbox")).content.decode()
     row = body.split("<tbody>")[1].split("</tr>")[0]
 
     assert kind in row and number in text(row) and variance in text(row)
@@ -79,7 +60,7 @@ def test_the_inbox_marks_the_row_as_an_invoice_exception_with_its_variance(demo,
 
 
 def test_the_inbox_export_says_the_amount_is_a_variance(demo, exception):
-    answer = client_for(demo["bob"], EN).get(reverse("approval-export", args=["csv"]))
+    answer = page_client(demo["bob"], EN).get(reverse("approval-export", args=["csv"]))
     rows = list(csv.reader(io.StringIO(answer.content.decode("utf-8-sig"))))
 
     assert "Invoice exception: invoice AB12345678" in rows[1][4] and "variance" in rows[1][4]
@@ -92,7 +73,7 @@ def test_the_inbox_export_says_the_amount_is_a_variance(demo, exception):
 ])
 def test_the_button_names_what_is_posted_and_the_version_reads_as_on_a_purchase(demo, exception, language, button,
                                                                                 variance_button, version, bound):
-    body = text(client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode())
+    body = text(page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode())
 
     assert button in body and variance_button not in body
     assert version in body and not bound.search(body)
@@ -103,7 +84,7 @@ def test_the_button_names_what_is_posted_and_the_version_reads_as_on_a_purchase(
     (EN, "Rejecting refuses the invoice", "Reject", "Returning refuses"),
 ])
 def test_the_note_and_the_button_use_the_same_verb(demo, exception, language, note, button, other):
-    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
 
     assert note in body and other not in body
     assert re.search(r'<button type="submit" class="danger">' + button + "</button>", body)
@@ -114,7 +95,7 @@ def test_the_note_and_the_button_use_the_same_verb(demo, exception, language, no
     (EN, ["Accepted", "Rejected", "1 (damaged), sent back to the supplier", "Returned after acceptance"]),
 ])
 def test_the_approver_sees_the_rejected_unit_went_back(demo, exception, language, words):
-    body = client_for(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
+    body = page_client(demo["bob"], language).get(reverse("approval-page", args=[exception.pk])).content.decode()
     table = body.split('class="stack deliveries"')[1].split("</table>")[0]
 
     assert all(word in text(table) for word in words), text(table)
@@ -129,7 +110,7 @@ def test_a_return_after_acceptance_shows_too(demo, erp, eager):
     invoice_enter(user=demo["carol"], task_id=fields.pop("task"), fields=fields)
     approval = Approval.objects.get(task=task, status="pending")
 
-    body = client_for(demo["bob"], EN).get(reverse("approval-page", args=[approval.pk])).content.decode()
+    body = page_client(demo["bob"], EN).get(reverse("approval-page", args=[approval.pk])).content.decode()
     table = body.split('class="stack deliveries"')[1].split("</table>")[0]
     assert 'data-label="Accepted" class="num">2</td>' in table
     assert re.search(r'data-label="Returned after acceptance" class="num"><strong class="bad">1</strong>', table)
@@ -146,7 +127,7 @@ def _section(body: str, key: str) -> str:
 ])
 def test_the_queue_keeps_an_approved_variance_apart_from_the_matched(demo, exception, language, section, variance):
     assert approve(demo, exception, ZH).status_code == 200
-    carol = client_for(demo["carol"], language)
+    carol = page_client(demo["carol"], language)
     body = carol.get(reverse("invoices")).content.decode()
 
     assert "AB12345678" not in _section(body, "posted_today")
@@ -172,7 +153,7 @@ def po(demo, erp, eager):
 def test_entering_an_invoice_lands_on_the_queue_with_what_came_of_it(demo, po, received, message):
     if received:
         goods_receipt_record(task_id=po.pk, user=demo["alice"], lines=[received])
-    carol = client_for(demo["carol"], ZH)
+    carol = page_client(demo["carol"], ZH)
     answer = carol.post(reverse("invoice-new", args=[po.pk]), typed(po), follow=True)
 
     assert answer.redirect_chain == [(reverse("invoices"), 302)]
@@ -181,7 +162,7 @@ def test_entering_an_invoice_lands_on_the_queue_with_what_came_of_it(demo, po, r
 
 
 def test_in_english_too(demo, po):
-    answer = client_for(demo["carol"], EN).post(reverse("invoice-new", args=[po.pk]), typed(po), follow=True)
+    answer = page_client(demo["carol"], EN).post(reverse("invoice-new", args=[po.pk]), typed(po), follow=True)
     assert "Invoice AB12345678 entered: it waits for the goods and is matched when they are received." in text(
         answer.content.decode())
 
@@ -193,7 +174,7 @@ def test_a_matched_invoice_whose_posting_has_not_run_yet_is_not_said_posted(demo
     """With a worker, the posting runs after the entry: the message she lands on must not say it is
     posted before the ERP has it."""
     goods_receipt_record(task_id=po.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 3}])
-    client_for(demo["carol"], ZH).post(reverse("invoice-new", args=[po.pk]), typed(po))
+    page_client(demo["carol"], ZH).post(reverse("invoice-new", args=[po.pk]), typed(po))
     invoice = SupplierInvoice.objects.get(number="AB12345678")
     SupplierInvoice.objects.filter(pk=invoice.pk).update(status=SupplierInvoice.Status.MATCHED)  # as before the worker ran
     with translation.override(language):
