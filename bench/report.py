@@ -186,6 +186,19 @@ def write_report(results: dict, out: Path, path: Path):
                              f"{r['alone']['ratio_p50']}×"]
                             + (([r["alone"]["dbos"]["p50_ms"], f"{r['alone']['ratio_p50_dbos']}×"]
                                 if "dbos" in r["alone"] else ["", ""]) if dbos else []) for r in alone]), ""]
+        spent = [r for r in sbs["sizes"] if r.get("client_cpu_p50_ms")]
+        if spent:
+            doc += ["Where each side's time goes: this process's CPU inside the timed call (the client's Python, "
+                    "its driver and its serialisation), p50 of the alternating calls; the rest of each step's wall "
+                    "time is the server's work (rows, indexes, the commit's flush) and the waits for it.", ""]
+            doc += [_table(["mode", "step", "state", "agentstate client CPU ms", "wall − CPU ms",
+                            "LangGraph client CPU ms", "wall − CPU ms"],
+                           [[r["mode"], r.get("shape", "one key"), f"{r['size_kb']} KB",
+                             r["client_cpu_p50_ms"]["agentstate"],
+                             round(r["agentstate"]["p50_ms"] - r["client_cpu_p50_ms"]["agentstate"], 3),
+                             r["client_cpu_p50_ms"]["langgraph"],
+                             round(r["langgraph"]["p50_ms"] - r["client_cpu_p50_ms"]["langgraph"], 3)]
+                            for r in spent]), ""]
         if sbs.get("two_row_floor"):
             doc += ["The floor of the two-row storage DESIGN §4 now allows, alternating with LangGraph and DBOS in the "
                     "same run (flush mode): per step one statement, a conditional UPDATE of a task row holding only "

@@ -13,7 +13,8 @@ from agentstate.approvals import approval_open
 from agentstate.errors import CheckpointTampered, LeaseLost, StaleVersion
 from agentstate.kinds import RUNTIME, TaskKind, Transition, register
 from agentstate.leases import lease_claim
-from agentstate.machine import checkpoint_is_intact, checkpoint_latest, checkpoints_prune, fire, task_create
+from agentstate.machine import (checkpoint_is_intact, checkpoint_latest, checkpoint_load, checkpoints_prune, fire,
+                                task_create)
 from agentstate.models import Approval, Checkpoint, MergedData, Task, TaskEvent
 
 KIND = register(TaskKind(name="cp_test", initial="a", transitions=[
@@ -143,6 +144,27 @@ def test_a_step_that_replaces_a_large_state_writes_it_whole_and_reads_back_exact
     assert checkpoint_latest(task, tenant="T1").snapshot["data"] == {**rewritten, "n": 3}
     assert Task.objects.get(pk=task.pk).data == {**rewritten, "n": 3}
     assert TaskEvent.objects.filter(task_id=task.pk).count() == 4
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kept", [False, True], ids=["every key set", "one key kept"])
+def test_a_large_rewrite_reads_back_what_was_written_whether_or_not_it_set_every_key(alice, kept):
+    # A step that sets every key of the state is its own full snapshot (on PostgreSQL its body is the
+    # move's own text, spliced); one that leaves a key as it was gets that key in its snapshot too.
+    # Either way the checkpoint, the task and a verified read agree, to the last value.
+    state = {**big_state(), **({"kept": {"note": "agentstate:spliced-state", "at": "2026-12-04"}} if kept else {})}
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=state)
+    version = _move(task.pk, 1, data={"n": 1}).version
+    rewritten = {"lines": [{"i": i, "text": secrets.token_hex(40), "price": "1.50", "qty": 2.5, "big": 2 ** 62}
+                           for i in range(100)], "n": 2, "名稱": "螢幕"}
+    version = _move(task.pk, version, data=rewritten, step="agentstate:spliced-state").version
+    expected = {**({"kept": state["kept"]} if kept else {}), **rewritten}
+    latest = checkpoint_latest(task, tenant="T1")
+    assert latest.depth == 0 and latest.snapshot["data"] == expected and latest.snapshot["version"] == version
+    assert latest.cursor == latest.snapshot["step"] == "agentstate:spliced-state"
+    assert checkpoint_is_intact(latest) and checkpoint_is_intact(_stored(task.pk)[-1])
+    assert Task.objects.get(pk=task.pk).data == expected
+    assert checkpoint_load(task, tenant="T1", version=version).snapshot["data"] == expected
 
 
 @pytest.mark.django_db
