@@ -73,7 +73,40 @@ def normalise(text: str) -> str:
     text = NUMERAL.sub(_numeral, text)
     text = DOZEN.sub(lambda m: "6個" if m.group(0) == "半打" else f"{12 * int(m.group('n') or m.group('last') or 1)}個",
                      text)
-    return separated(text)
+    return separated(shared_count(text))
+
+
+# 「筆電、螢幕、鍵盤各1個」 / "a laptop, a monitor and a keyboard, 2 each": one count for every item named.
+EACH = re.compile(rf"各\s*(?P<n>\d+)\s*(?P<measure>[{MEASURE}])")
+ITEM_SEPARATOR = re.compile(r"\s*(?:[、,，及和跟與]|以及)\s*")
+CLAUSE_START = re.compile(r"[。；;！？!?]")
+EN_EACH = re.compile(r"^(?P<lead>.*?\b(?:need|want|get|buy|order|like|purchase)\s+)(?P<items>[^\d]+?),?\s+"
+                     r"(?P<n>\d+|one)\s+each\b(?P<rest>.*)$", re.IGNORECASE)
+EN_ITEM_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus|&)\s+", re.IGNORECASE)
+
+
+def shared_count(text: str) -> str:
+    """「我要筆電、螢幕、鍵盤各1個」 as 「我要筆電1個、螢幕1個、鍵盤1個」, and "I need a laptop, a monitor and
+    a keyboard, one each" as "I need 1 laptop, 1 monitor, 1 keyboard": the count said once for the list
+    goes to every item in it. Left as it is when the list says counts of its own (「3個部門各1台」)."""
+    each = EACH.search(text)
+    if each is not None:
+        start = max((m.end() for m in CLAUSE_START.finditer(text, 0, each.start())), default=0)
+        listed = text[start:each.start()]
+        items = [item for item in ITEM_SEPARATOR.split(listed) if item]
+        if len(items) < 2 or re.search(r"\d", listed):
+            return text
+        count = each.group("n") + each.group("measure")
+        return text[:start] + "、".join(item + count for item in items) + text[each.end():]
+    each = EN_EACH.match(text)
+    if each is None:
+        return text
+    items = [re.sub(r"^(?:an?|the)\s+", "", item, flags=re.IGNORECASE)
+             for item in EN_ITEM_SEPARATOR.split(each.group("items")) if item]
+    if len(items) < 2:
+        return text
+    n = "1" if each.group("n").lower() == "one" else each.group("n")
+    return each.group("lead") + ", ".join(f"{n} {item}" for item in items) + each.group("rest")
 
 
 def traditional(text: str) -> str:

@@ -31,6 +31,11 @@ CATALOGUE = ("Keyboard", "Laptop", "Monitor", "Office chair", "USB-C dock")
     ("要一台筆電一個螢幕一個鍵盤", "要1台筆電、1個螢幕、1個鍵盤"),
     ("筆電3台螢幕2台", "筆電3台、螢幕2台"),        # each count after its item: separate lines too
     ("筆電3台給新人2台給小華", "筆電3台給新人2台給小華"),  # who gets them: left as it is
+    ("我要筆電、螢幕、鍵盤各一個", "我要筆電1個、螢幕1個、鍵盤1個"),  # one count for every item named
+    ("給三個部門各一台螢幕", "給3個部門各1台螢幕"),  # a count of its own in the list: left as it is
+    ("各部門都要", "各部門都要"),
+    ("I need a laptop, a monitor and a keyboard, one each", "I need 1 laptop, 1 monitor, 1 keyboard"),
+    ("I want two each", "I want 2 each"),
     ("等一下", "等一下"), ("第一個", "第一個"), ("最後一個", "最後一個"), ("上一張請購到哪了", "上一張請購到哪了"),
     ("千萬不要送出", "千萬不要送出"), ("十分感謝", "十分感謝"), ("一起買", "一起買"),
 ])
