@@ -20,6 +20,7 @@ from procurement.invoicing.exceptions import exception_open, invoice_approval
 from procurement.invoicing import match
 from procurement.invoicing.po import PurchaseOrder, purchase_order_of
 from procurement.models.invoicing import SupplierInvoice
+from procurement.purchase import tax
 from procurement.purchase.completion import task_complete_if_done
 
 Status = SupplierInvoice.Status
@@ -49,9 +50,11 @@ def _arrived(task: Task) -> dict[int, list[int]]:
     return found
 
 
-def _billed_before(task: Task, invoice: SupplierInvoice) -> dict[int, int]:
+def _billed_before(task: Task, invoice: SupplierInvoice | None) -> dict[int, int]:
     billed: dict[int, int] = {}
-    others = SupplierInvoice.objects.filter(task=task, status__in=STANDING).exclude(pk=invoice.pk)
+    others = SupplierInvoice.objects.filter(task=task, status__in=STANDING)
+    if invoice is not None:
+        others = others.exclude(pk=invoice.pk)
     for other in others.prefetch_related("lines"):
         for row in other.lines.all():
             billed[row.line] = billed.get(row.line, 0) + row.quantity
@@ -73,6 +76,21 @@ def ordered_lines(po: PurchaseOrder, invoice: SupplierInvoice) -> list[match.Ord
                               rejected=arrived.get(n, [0, 0, 0])[1], returned=arrived.get(n, [0, 0, 0])[2],
                               invoiced_before=billed.get(n, 0), tolerances=_tolerances(po.task, n))
             for n, line in enumerate(po.lines)]
+
+
+def quantities_to_bill(po: PurchaseOrder) -> list[int]:
+    """Per PO line the quantity a new invoice is expected to bill: what was ordered, or on a request
+    closed short what was accepted and not billed yet (the rest will never come)."""
+    if po.task.state != workflow.CLOSED:
+        return [line.quantity for line in po.lines]
+    arrived, billed_before = _arrived(po.task), _billed_before(po.task, None)
+    return [max(min(line.quantity, arrived.get(n, [0, 0, 0])[0]) - billed_before.get(n, 0), 0)
+            for n, line in enumerate(po.lines)]
+
+
+def total_to_bill(po: PurchaseOrder) -> Decimal:
+    """含稅 of quantities_to_bill at the PO's prices."""
+    return tax.with_tax(sum((q * line.unit_price for q, line in zip(quantities_to_bill(po), po.lines)), Decimal(0)))
 
 
 def billed(invoice: SupplierInvoice) -> match.Billed:

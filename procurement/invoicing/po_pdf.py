@@ -109,7 +109,7 @@ def _lines(po: PurchaseOrder) -> Table:
         rows.append([_p(item_label(line.description)), _p(specs or "—"), _p(need_by_day), _p(line.quantity),
                      _p(ntd(line.unit_price)), _p(ntd(line.amount))])
     for label, value in ((_("Untaxed (未稅)"), po.subtotal), (_("Business tax (營業稅) 5%"), po.tax),
-                         (_("Total (含稅)"), po.total)):
+                         (_("Total incl. tax"), po.total)):
         rows.append(["", "", "", "", _p(label), _p(ntd(value))])
     table = Table(rows, colWidths=[36 * mm, 40 * mm, 24 * mm, 16 * mm, 30 * mm, 30 * mm], repeatRows=1)
     count = len(po.lines)

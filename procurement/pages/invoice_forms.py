@@ -26,14 +26,16 @@ class InvoiceForm(forms.Form):
     seller_tax_id = _text(_("Seller's tax ID (統一編號)"), inputmode="numeric")
     subtotal = _text(_("Untaxed (未稅), NT$"), inputmode="decimal")
     tax = _text(_("Business tax (營業稅), NT$"), inputmode="decimal")
-    total = _text(_("Total (含稅), NT$"), inputmode="decimal")
+    total = _text(_("Total incl. tax, NT$"), inputmode="decimal")
 
-    def __init__(self, *args, po: PurchaseOrder, **kwargs):
+    def __init__(self, *args, po: PurchaseOrder, quantities: list[int] | None = None, **kwargs):
+        """`quantities`: what each line's quantity starts at (default: as ordered)."""
         super().__init__(*args, **kwargs)
         self.po = po
         for n, line in enumerate(po.lines):
             self.fields[f"line_{n}_quantity"] = forms.IntegerField(
-                label=_("Quantity"), required=False, min_value=0, max_value=10_000, initial=line.quantity)
+                label=_("Quantity"), required=False, min_value=0, max_value=10_000,
+                initial=line.quantity if quantities is None else quantities[n])
             self.fields[f"line_{n}_unit_price"] = _text(_("Unit price (未稅), NT$"), inputmode="decimal")
             self.fields[f"line_{n}_unit_price"].initial = f"{line.unit_price:.0f}" if line.unit_price == int(
                 line.unit_price) else str(line.unit_price)

@@ -13,12 +13,14 @@ from django.views.decorators.vary import vary_on_headers
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
 from procurement.purchase.requests import request_now
+from procurement.workflow import CLOSED
 from procurement.invoicing.einvoice_qr import decode_left, read_photo
 from procurement.selectors.tasks import task_for
 from procurement.pages.invoice_forms import InvoiceForm
 from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.po_pdf import po_pdf
 from procurement.invoicing.selectors import invoices_visible_to, is_accounts_payable, po_to_invoice, pos_open_for_invoicing
+from procurement.invoicing.matching import quantities_to_bill, total_to_bill
 from procurement.invoicing.services import InvoiceInvalid, invoice_enter
 from procurement.invoicing.variance_words import variance_words
 from procurement.invoicing.queue import SECTIONS, ap_queue, entered_words
@@ -36,7 +38,9 @@ def _refused(request, message: str, status: int):
 def invoices_page(request):
     if not is_accounts_payable(request.user):
         return _refused(request, _("Only accounts payable enters supplier invoices."), 403)
-    open_pos = [request_now(task) for task in pos_open_for_invoicing()[:50]]
+    # A PO closed short is billed for what was accepted, not its whole total.
+    open_pos = [(request_now(task), total_to_bill(purchase_order_of(task)) if task.state == CLOSED else None)
+                for task in pos_open_for_invoicing()[:50]]
     invoices = list(invoices_visible_to(request.user)[:50])
     for invoice in invoices:  # an exception in plain words, in her language
         invoice.variance_lines = [variance_words(v) for v in invoice.exceptions]
@@ -69,7 +73,7 @@ def invoice_new(request, task_id):
     except (NotPermitted, Conflict) as refused:
         return _refused(request, refusal(refused), refused.http_status)
     if request.method == "GET":
-        return _form(request, InvoiceForm(po=po))
+        return _form(request, InvoiceForm(po=po, quantities=quantities_to_bill(po)))
     if "fill" in request.POST:
         return _filled(request, po)
     form = InvoiceForm(request.POST, request.FILES, po=po)

@@ -27,7 +27,7 @@ def test_carol_fills_an_invoice_from_its_qr_text_and_enters_it_on_a_phone(demo, 
 
     expect(carol.get_by_role("status")).to_contain_text("Filled in from the QR code")
     expect(carol.get_by_label("Invoice number")).to_have_value("AB12345678")
-    expect(carol.get_by_label("Total (含稅), NT$")).to_have_value("20160")
+    expect(carol.get_by_label("Total incl. tax, NT$")).to_have_value("20160")
     assert carol.evaluate(FITS) <= PHONE["width"]
     carol.get_by_role("button", name="Enter the invoice").click()
 

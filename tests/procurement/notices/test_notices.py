@@ -129,7 +129,8 @@ def test_the_supplier_gets_the_purchase_order_only_after_the_erp_confirms_it(dem
     po_number = task.data["purchase_order"]["id"]
     body = order.get_body().get_content()
     assert po_number in order["Subject"] and po_number in body
-    assert "未稅" in body and "含稅" in body and "NT$" in body
+    assert "未稅小計：NT$" in body and "營業稅 5%：NT$" in body and "含稅總計：NT$" in body
+    assert not any(label + ":" in body for label in ("未稅小計", "營業稅 5%", "含稅總計")), "full-width colons, as beside them"
     assert [line["description"] for line in approval.scope["lines"]] == ["Laptop"]
     assert "1. 筆電 × 2 @ NT$34,900" in body and "Laptop" not in body, "the supplier reads the item in Chinese"
     assert "部門：工程部（成本中心 ENG-01）" in body and "Engineering" not in body, "and the department too"

@@ -132,6 +132,10 @@ def test_accounts_payable_still_invoices_what_was_accepted_after_the_close(demo,
     carol = client_for(demo["carol"])
     listed = carol.get(reverse("invoices")).content.decode()
     assert "待請款的採購單" in listed and reverse("invoice-new", args=[task.pk]) in listed
+    # What is left to bill is what was accepted (2 of 3), in the list and in the form she opens.
+    assert "NT$13,440" in listed and "已提前結案；原訂 <span class=\"money\">NT$20,160</span>" in listed
+    form = carol.get(reverse("invoice-new", args=[task.pk])).content.decode()
+    assert 'name="line_0_quantity" value="2"' in form
     po = purchase_order_of(Task.objects.get(pk=task.pk))
     answer = carol.post(reverse("invoice-new", args=[task.pk]), {
         "number": "AB12345678", "date": "2026-03-15", "seller_tax_id": po.supplier.tax_id, "subtotal": "12800",
