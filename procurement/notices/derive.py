@@ -216,7 +216,8 @@ def _retire_notices(event: TaskEvent):
 
 
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
-    task = Task.objects.select_related("initiator").get(pk=event.task_id)
+    # With the request and its department, which every notice about it names (render.request_facts).
+    task = Task.objects.select_related("initiator", "purchase_request__department").get(pk=event.task_id)
     key = f"event:{event.pk}"
     _retire_notices(event)
     if event.event not in EVENT_KINDS and event.to_state not in STATE_KINDS:
@@ -229,6 +230,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
                     .first())
         if approval is None or approval.status != Approval.Status.PENDING:
             return []  # already decided, superseded or expired: nothing to ask for any more
+        approval.task = task  # read above, with what its notices name
         if event.event == "escalate_approval":
             return _escalation_deliveries(approval, key)
         return _approver_deliveries(approval, key, "approval_new")
@@ -318,7 +320,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     context = request_facts(task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "revision": approval.scope.get("revision"), "justification": request_now(task).justification,
+        "revision": approval.scope.get("revision"),
     } | _invoice_exception_context(approval.scope)
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
@@ -339,7 +341,6 @@ def _approver_context(approval: Approval) -> dict:
     return request_facts(approval.task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "justification": request_now(approval.task).justification,
     }
 
 
