@@ -96,11 +96,12 @@ def outbox_dispatch(*, limit: int = 50, now=None) -> int:
     so two dispatchers never send one message twice; a crash mid-send leaves it `sending`."""
     sent = 0
     due = Q(send_after__isnull=True) | Q(send_after__lte=now or timezone.now())
-    for pk in Notification.objects.filter(due, status=Notification.Status.QUEUED).values_list("pk", flat=True)[:limit]:
+    # A queued message is never rewritten but for its status: the row read here is the one claimed.
+    for note in Notification.objects.filter(due, status=Notification.Status.QUEUED).select_related("task")[:limit]:
+        pk = note.pk
         if not Notification.objects.filter(pk=pk, status=Notification.Status.QUEUED).update(
                 status=Notification.Status.SENDING):
             continue
-        note = Notification.objects.select_related("task").get(pk=pk)
         message = EmailMessage(note.subject, note.body, to=[note.to], headers=mail_headers(note))
         for name, content, mimetype in _attached(note):
             message.attach(name, content, mimetype)

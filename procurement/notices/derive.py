@@ -3,8 +3,8 @@
 Each event that concerns a person (approve, reject, return, confirm, expire, request_approval,
 entering needs_review, an admin's rewind, fork or replay) is handled once: a `NoticeSource` row keyed by the event is written in
 the same transaction as its in-page notices, outbox mail and (for a return) the agent's
-question in the requester's chat. Two passes racing on one event: the second one's insert
-waits for the first to commit, then fails, and it writes nothing.
+question in the requester's chat. Two passes racing on one event: the second one finds the first
+holding it (or done) and writes nothing, without waiting for its commit.
 
 The pass runs on commit after the steps and services that fire those events, and again from
 the recovery pass as a safety net, so no notice depends on the engine's hot path and none is
@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.functional import lazy
@@ -158,7 +158,9 @@ def _handle_event(event: TaskEvent) -> int:
 def _handle(key: str, event: TaskEvent | None, build) -> int:
     try:
         with transaction.atomic():
-            NoticeSource.objects.create(key=key, event=event)
+            if not _source_claim(key, event):
+                log.info("notices for %s are another pass's", key)
+                return 0
             deliveries = build()
             notices, mail = [], []
             for delivery in deliveries:
@@ -170,6 +172,20 @@ def _handle(key: str, event: TaskEvent | None, build) -> int:
         log.info("notices for %s were written by another pass", key)
         return 0
     return len(deliveries)
+
+
+def _source_claim(key: str, event: TaskEvent | None) -> bool:
+    """Write the source row, unless another pass wrote it or is writing it now: on PostgreSQL a pass
+    never waits for another's commit (a lock on the key, tried, not waited for, held to the end of the
+    transaction). Should that one roll back, the recovery pass's catch-up writes what it left."""
+    if connection.vendor != "postgresql":
+        NoticeSource.objects.create(key=key, event=event)
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {NoticeSource._meta.db_table} (key, event_id, created_at) "
+                       "SELECT %s, %s, now() WHERE pg_try_advisory_xact_lock(hashtextextended(%s, 0)) "
+                       "ON CONFLICT DO NOTHING RETURNING id", [key, event.pk if event is not None else None, key])
+        return cursor.fetchone() is not None
 
 
 def _deliver(d: Delivery, notices: list, mail: list):
@@ -216,7 +232,8 @@ def _retire_notices(event: TaskEvent):
 
 
 def _event_deliveries(event: TaskEvent) -> list[Delivery]:
-    task = Task.objects.select_related("initiator").get(pk=event.task_id)
+    # With the request and its department, which every notice about it names (render.request_facts).
+    task = Task.objects.select_related("initiator", "purchase_request__department").get(pk=event.task_id)
     key = f"event:{event.pk}"
     _retire_notices(event)
     if event.event not in EVENT_KINDS and event.to_state not in STATE_KINDS:
@@ -229,6 +246,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
                     .first())
         if approval is None or approval.status != Approval.Status.PENDING:
             return []  # already decided, superseded or expired: nothing to ask for any more
+        approval.task = task  # read above, with what its notices name
         if event.event == "escalate_approval":
             return _escalation_deliveries(approval, key)
         return _approver_deliveries(approval, key, "approval_new")
@@ -318,7 +336,7 @@ def _approver_deliveries(approval: Approval, key: str, kind: str) -> list[Delive
     context = request_facts(task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "revision": approval.scope.get("revision"), "justification": request_now(task).justification,
+        "revision": approval.scope.get("revision"),
     } | _invoice_exception_context(approval.scope)
     step = approval.chain[approval.step] if approval.chain else {}
     if step.get("handed_to"):
@@ -339,7 +357,6 @@ def _approver_context(approval: Approval) -> dict:
     return request_facts(approval.task) | {
         "summary": scope_summary(approval.scope), "total": Decimal(approval.scope["total"]),
         "expires_at": approval.expires_at, "version": approval.state_version,
-        "justification": request_now(approval.task).justification,
     }
 
 

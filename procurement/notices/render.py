@@ -14,7 +14,7 @@ from procurement.words.labels import department_label_lazy, items_summary_lazy
 from procurement.words.money import squeeze
 from procurement.models import Department
 from procurement.words.people import person_label
-from procurement.purchase.requests import request_now
+from procurement.purchase.requests import request_named
 
 SUBJECT_CHARS = 200
 
@@ -60,12 +60,12 @@ def notice_render(kind: str, language: str, context: dict) -> Rendered:
 
 def request_facts(task: Task) -> dict:
     """What every notice about a request names, from the request as it stands now: its number,
-    what it is, its total 含稅, the supplier and the PO number."""
-    now = request_now(task)
+    what it is, its total 含稅, the supplier, the PO number and why it is wanted."""
+    now = request_named(task)
     return {
         "number": now.number or "", "summary": items_summary_lazy(now.lines), "total": now.total, "supplier": now.supplier or "",
         "po_number": now.po_number or "", "requester": display_name(task.initiator), "department": now.department_name,
-        "task_url": task_url(task.pk),
+        "task_url": task_url(task.pk), "justification": now.justification,
     }
 
 

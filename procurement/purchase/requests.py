@@ -190,6 +190,33 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
         progress=progress_of(task) if task.state in AFTER_THE_ORDER else None)
 
 
+@dataclass(frozen=True)
+class RequestNamed:
+    """What a notice names of a request as it stands now: request_now's own values for these, without
+    what it waits on, its question or how far its goods came (which cost reads a notice never shows)."""
+    number: str | None
+    lines: tuple[Line, ...]
+    total: Decimal | None
+    supplier: str | None
+    po_number: str | None
+    department_name: str
+    justification: str
+
+
+def request_named(task: Task) -> RequestNamed:
+    request = _request_of(task)
+    draft = task.data.get("draft") or {}
+    award = task.data.get("award") or {}
+    if not award.get("supplier"):
+        award = {}
+    return RequestNamed(
+        number=request.number if request else None, lines=_lines(award, request, draft),
+        total=_money(award.get("total")), supplier=award.get("supplier"),
+        po_number=(task.data.get("purchase_order") or {}).get("id") or None,
+        department_name=_department_name(request, task.tenant or draft.get("department") or ""),
+        justification=request.justification if request else (draft.get("justification") or ""))
+
+
 def lines_now(task: Task) -> tuple[Line, ...]:
     """request_now(task).lines, in one query at most: the award's lines, else the submitted
     request's, else the draft's."""

@@ -181,7 +181,9 @@ def _relatives_answered(approval_id, decision: str, other_request: str) -> list:
     """The live forks of the approval's request, once the approver has said what becomes of them."""
     if decision != "approve":
         return []
-    task = Task.objects.get(pk=Approval.objects.values_list("task_id", flat=True).get(pk=approval_id))
+    task = Task.objects.filter(approvals__pk=approval_id).first()  # one read, through the approval
+    if task is None:
+        return []  # no such approval: the decision itself says so (404)
     relatives = forks.live_relatives(task)
     if not relatives:
         return []

@@ -319,6 +319,47 @@ def test_two_passes_and_two_dispatchers_racing_write_and_send_each_notice_once(d
     assert Notification.objects.filter(status="sent").count() == 2
 
 
+@pytest.mark.postgres
+def test_a_pass_leaves_an_event_another_pass_holds_and_the_catch_up_tells_it_once_if_that_one_rolls_back(
+        demo, erp, eager):
+    """Two passes on one new event (the approver's on commit, the worker's after the next step): the
+    second does not wait for the first's commit. The first failing before its commit, the recovery
+    pass writes the notices, once."""
+    from agentstate.models import TaskEvent
+    from procurement.notices.derive import _handle
+
+    task = submit(demo["alice"])
+    Notice.objects.all().delete()
+    Notification.objects.all().delete()
+    NoticeSource.objects.all().delete()
+    event = TaskEvent.objects.get(task=task, event="request_approval")
+    holding, done, failed = threading.Event(), threading.Event(), []
+
+    def first_pass():
+        def build():
+            holding.set()
+            done.wait(10)
+            raise RuntimeError("the first pass fails before its commit")
+        try:
+            _handle(f"event:{event.pk}", event, build)
+        except RuntimeError as error:
+            failed.append(error)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=first_pass)
+    holder.start()
+    assert holding.wait(10)
+    written = notices_for_task(task.pk)  # would wait here for the first pass's end, and write
+    done.set()
+    holder.join(10)
+    assert written == 0 and failed and kinds(demo["bob"]) == []
+    notices_catch_up()
+    notices_catch_up()
+    assert kinds(demo["bob"]) == kinds(demo["frank"]) == ["approval_new"]
+    assert Notification.objects.filter(kind="approval_new").count() == 2
+
+
 def test_alice_hears_when_someone_else_cancels_her_request_but_not_when_she_does(demo, erp, eager):
     alice = demo["alice"]
     theirs, mine = submit(alice), submit(alice, lines=[{"description": "Keyboard", "quantity": 1}])
