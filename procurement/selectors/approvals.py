@@ -104,14 +104,13 @@ EVERY_DEPARTMENT = object()
 
 
 def _departments_decided_by(user):
-    """The codes of the departments `user` decides for as a manager or director (a queryset), or
-    EVERY_DEPARTMENT for an admin or a director without a department."""
+    """The codes of the departments `user` decides for as a manager or director (a list, one
+    query), or EVERY_DEPARTMENT for an admin or a director without a department. A list, so that
+    each approval's department is one probe of its task, not a look at the memberships too."""
     if user.is_superuser:
         return EVERY_DEPARTMENT
-    deciding = deciding_memberships(user)
-    if deciding.filter(department__isnull=True).exists():
-        return EVERY_DEPARTMENT
-    return deciding.values("department__code")
+    codes = list(deciding_memberships(user).values_list("department__code", flat=True))
+    return EVERY_DEPARTMENT if None in codes else codes
 
 
 def approvals_visible_to(user):
