@@ -6,7 +6,7 @@ inbox, the approval page and the API. Not visible: 404."""
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Exists, Max, OuterRef, Q
+from django.db.models import Exists, F, Max, OuterRef, Q
 from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound, NotPermitted
@@ -160,7 +160,8 @@ def inbox_approvals(user, *, tab: str = "pending", department: str = "", search:
         return rows
 
     if tab == "decided":
-        rows = _decided_newest(user, narrow, first).order_by("-decided_at", "-created_at")
+        # Those still waiting (decided a step of) first on SQLite too, as PostgreSQL sorts NULLs in DESC.
+        rows = _decided_newest(user, narrow, first).order_by(F("decided_at").desc(nulls_first=True), "-created_at")
     elif tab == "all":
         rows = narrow(approvals_visible_to(user).order_by("-created_at"))
     else:

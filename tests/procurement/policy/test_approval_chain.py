@@ -164,4 +164,4 @@ def test_decided_by_me_lists_the_chains_i_decided_a_step_of_by_date_those_still_
     bob.force_login(demo["bob"])
     body = bob.get(reverse("approval-inbox"), {"tab": "decided"}).content.decode()
     where = [body.find(reverse("approval-page", args=[a.pk])) for a in (waiting, finished, own)]
-    assert -1 not in where and where == sorted(where), "still waiting on the director, then frank's, then bob's own"
+    assert -1 not in where and where == sorted(where), "waiting on the director, then frank's, then bob's own"
