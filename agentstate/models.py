@@ -388,8 +388,10 @@ class Approval(models.Model):
             models.Index(fields=["-decided_at", "-created_at"], name="approval_decided_at_idx"),
             models.Index(fields=["-created_at"], name="approval_created_idx"),
             # What someone decided, with the task to read its tenant from task_id_tenant_idx (index only).
-            # With its id too: the approvals a person decided, from the index alone ("decided by me").
-            models.Index(fields=["decided_by"], include=["task", "id"], name="approval_decided_by_task_idx"),
+            # With its id too: the approvals a person decided, from the index alone ("decided by me"),
+            # newest first, so that tab's page stops at the rows it shows.
+            models.Index(fields=["decided_by", "-decided_at", "-created_at"], include=["task", "id"],
+                         name="approval_decider_dates_idx"),
             # Sorting the approvals a person decided by when (the "decided by me" tab) reads each one's
             # dates from this index, not its row.
             models.Index(fields=["id"], include=["decided_at", "created_at"], name="approval_id_dates_idx"),

@@ -41,8 +41,8 @@ DECIDED = ("approved", "rejected", "returned")
 def inbox(request):
     form = inbox_rows.InboxFilter(request.GET)
     filters = form.filters()
-    page = inbox_rows.InboxPaginator(selectors.inbox_approvals(request.user, **filters), inbox_rows.PER_PAGE).get_page(
-        request.GET.get("page"))
+    approvals = selectors.inbox_approvals(request.user, **filters, first=inbox_rows.COUNT_LIMIT + 1)
+    page = inbox_rows.InboxPaginator(approvals, inbox_rows.PER_PAGE).get_page(request.GET.get("page"))
     context = {"form": form, "filters": filters, "page": page, "rows": inbox_rows.rows(page.object_list, request.user),
                "departments": list(selectors.inbox_departments(request.user)),
                "tabs": form.fields["tab"].choices, "count_limit": f"{inbox_rows.COUNT_LIMIT:,}"}
@@ -56,7 +56,8 @@ def inbox_export(request, fmt):
     if fmt not in ("csv", "xlsx"):
         raise Http404("No such format.")
     filters = inbox_rows.InboxFilter(request.GET).filters()
-    rows = inbox_rows.rows(selectors.inbox_approvals(request.user, **filters)[:inbox_rows.EXPORT_LIMIT], request.user)
+    rows = inbox_rows.rows(selectors.inbox_approvals(request.user, **filters, first=inbox_rows.EXPORT_LIMIT)
+                           [:inbox_rows.EXPORT_LIMIT], request.user)
     filename = f"approvals-{filters['tab']}-{timezone.localdate():%Y%m%d}"
     return (inbox_rows.export_csv if fmt == "csv" else inbox_rows.export_xlsx)(rows, filename)
 

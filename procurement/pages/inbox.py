@@ -46,15 +46,16 @@ class InboxPaginator(Paginator):
 
     def page(self, number):
         """The page's ids first, from the approvals alone (sorted, sliced), then those rows with what
-        they show: joined to their tasks and people before the slice, the "decided" tab sorted every
-        approval its reader decided with its task (bench/scale.py: 20,000 of them, a scan of the tasks)."""
+        they show, by id (inbox_rows_by_id): joined to their tasks and people before the slice, the
+        "decided" tab sorted every approval its reader decided with its task (bench/scale.py: 20,000 of
+        them, a scan of the tasks)."""
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
         ids = list(self.object_list.select_related(None).values_list("pk", flat=True)[bottom:top])
-        rows = {row.pk: row for row in self.object_list.order_by().filter(pk__in=ids)} if ids else {}
+        rows = {row.pk: row for row in selectors.inbox_rows_by_id(ids)} if ids else {}
         return self._get_page([rows[pk] for pk in ids if pk in rows], number, self)
 
 

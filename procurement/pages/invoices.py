@@ -12,7 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from agentstate.errors import Conflict, DomainError, NotFound, NotPermitted
 
-from procurement.purchase.requests import request_now
+from procurement.purchase.requests import request_now, stand_ins_for, with_request_reads
 from procurement.workflow import CLOSED
 from procurement.invoicing.einvoice_qr import decode_left, read_photo
 from procurement.selectors.tasks import task_for
@@ -38,9 +38,11 @@ def _refused(request, message: str, status: int):
 def invoices_page(request):
     if not is_accounts_payable(request.user):
         return _refused(request, _("Only accounts payable enters supplier invoices."), 403)
+    tasks = list(with_request_reads(pos_open_for_invoicing())[:50])  # the same queries however many
+    stand_ins = stand_ins_for(tasks)
     # A PO closed short is billed for what was accepted, not its whole total.
-    open_pos = [(request_now(task), total_to_bill(purchase_order_of(task)) if task.state == CLOSED else None)
-                for task in pos_open_for_invoicing()[:50]]
+    open_pos = [(request_now(task, stand_ins), total_to_bill(purchase_order_of(task)) if task.state == CLOSED else None)
+                for task in tasks]
     invoices = list(invoices_visible_to(request.user)[:50])
     for invoice in invoices:  # an exception in plain words, in her language
         invoice.variance_lines = [variance_words(v) for v in invoice.exceptions]

@@ -24,6 +24,7 @@ from procurement.selectors.approvals import (  # noqa: F401
     decide_refusal,
     inbox_approvals,
     inbox_departments,
+    inbox_rows_by_id,
     manager_limits,
     may_decide,
     on_route,

@@ -5,12 +5,13 @@ procurement.policy.routing's); the rest answers "which approvals may this person
 inbox, the approval page and the API. Not visible: 404."""
 from decimal import Decimal
 
-from django.db.models import Exists, Max, OuterRef, Q
+from django.db import connection
+from django.db.models import Exists, F, Max, OuterRef, Q
 from django.utils.translation import pgettext_lazy
 
 from agentstate.errors import NotFound, NotPermitted
 from agentstate.ids import is_uuid
-from agentstate.models import Approval, TaskEvent
+from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import Said, say
 
 from procurement.words import labels
@@ -26,6 +27,22 @@ from django.contrib.auth import get_user_model
 from agentstate.models import ApprovalDecision
 
 
+class Probe(Exists):
+    """EXISTS asked of each row as written. `OFFSET 0` keeps PostgreSQL from rewriting it into a
+    join or into a hashed set of every matching id, which it chose for the inbox's pending tab at
+    1,000,000 approvals (bench/scale.py): all 20,345 of bob's approver rows read into a hash before
+    the page's 20 pending rows were walked, where each of those rows is one probe of a unique index.
+    `ordered_by`: the subquery keeps that order, so it walks an index in that order and stops at its
+    first row (SQLite reads the same SQL)."""
+
+    template = "EXISTS(%(subquery)s OFFSET 0)"
+
+    def __init__(self, queryset, ordered_by=(), **kwargs):
+        super().__init__(queryset, **kwargs)
+        if ordered_by:
+            self.query.add_ordering(*ordered_by)
+
+
 def routed_to(user):
     """Ids of the approvals whose waiting step names `user`, or someone `user` stands in for today
     (a delegate's delegate gets nothing: only direct delegations count)."""
@@ -39,6 +56,12 @@ def _standing_for(user):
     # two scanned every approver row.
     return get_user_model().objects.filter(pk=user.pk).values("pk").union(
         Delegation.objects.active().filter(delegate=user).values("delegator"), all=True)
+
+
+def _standing_ids(user) -> list[int]:
+    """`user` and the people `user` stands in for today, as ids (today's delegations, read once per
+    request): a list the planner counts, where `user_id IN (a union)` it could not."""
+    return [user.pk, *(row.delegator_id for row in stands_in_for(user))]
 
 
 def decided_by(user):
@@ -70,32 +93,24 @@ def approvals_pending_for(user):
     # The pending approvals are walked oldest first (approval_pending_created_idx) and each is asked
     # whether it reaches `user` (an index probe, EXISTS); sets of ids (IN) made PostgreSQL read every
     # approver row of `user`, decided ones too, or walk every approval by date for the few pending.
-    routed = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_for(user))
+    routed = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_ids(user))
     granted = approval_grants(user, DECIDE_APPROVAL).filter(content_object=OuterRef("pk"))
     # A requester standing in for someone on her own request's chain still may not decide it.
-    return (Approval.objects.filter(Exists(routed) | Exists(granted), status=Approval.Status.PENDING)
+    return (Approval.objects.filter(Probe(routed) | Probe(granted), status=Approval.Status.PENDING)
             .exclude(task__initiator=user).select_related("task__initiator").order_by("created_at"))
-
-
-def _decided_ids(user):
-    """Ids of the approvals `user` decided or decided a step of: three index reads put together
-    (decisions in person, for someone, and the approval's own decider), as many rows as they decided
-    whatever the size of the table."""
-    return decided_by(user).union(Approval.objects.filter(decided_by=user).values("pk"), all=True)
 
 
 EVERY_DEPARTMENT = object()
 
 
 def _departments_decided_by(user):
-    """The codes of the departments `user` decides for as a manager or director (a queryset), or
-    EVERY_DEPARTMENT for an admin or a director without a department."""
+    """The codes of the departments `user` decides for as a manager or director (a list, one
+    query), or EVERY_DEPARTMENT for an admin or a director without a department. A list, so that
+    each approval's department is one probe of its task, not a look at the memberships too."""
     if user.is_superuser:
         return EVERY_DEPARTMENT
-    deciding = deciding_memberships(user)
-    if deciding.filter(department__isnull=True).exists():
-        return EVERY_DEPARTMENT
-    return deciding.values("department__code")
+    codes = list(deciding_memberships(user).values_list("department__code", flat=True))
+    return EVERY_DEPARTMENT if None in codes else codes
 
 
 def approvals_visible_to(user):
@@ -107,7 +122,10 @@ def approvals_visible_to(user):
     codes = _departments_decided_by(user)
     if codes is EVERY_DEPARTMENT:
         return Approval.objects.all()
-    return Approval.objects.filter(_reaches(user) | Q(task__tenant__in=codes))
+    # The department asked of each approval's task (a probe of its key), not joined: counting the
+    # first 1,001 of bob's "all" tab at 1,000,000 approvals hashed every task first (15 of its 30 ms).
+    in_department = Probe(Task.objects.filter(pk=OuterRef("task_id"), tenant__in=codes))
+    return Approval.objects.filter(in_department | _reaches(user))
 
 
 def _reaches(user) -> Q:
@@ -117,31 +135,65 @@ def _reaches(user) -> Q:
     date and one approval's page reads its own row. Sets of ids (IN) made PostgreSQL collect every id
     of every way first. At 100,000 tasks (bench/growth.py) bob's "all" tab page went from 108 to
     0.5 ms and one approval from 5.7 to 0.1 ms; counting the tab walks the approvals either way."""
-    approvers = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_for(user))
-    return (Exists(approvers)
-            | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), decided_by=user))
-            | Exists(ApprovalDecision.objects.filter(approval=OuterRef("pk"), on_behalf_of=user))
-            | Q(decided_by=user)
-            | Exists(approval_grants(user).filter(content_object=OuterRef("pk"))))
+    approvers = Approval.approvers.through.objects.filter(approval=OuterRef("pk"), user__in=_standing_ids(user))
+    return (Q(decided_by=user)
+            | Probe(approvers)
+            | Probe(ApprovalDecision.objects.filter(approval=OuterRef("pk"), decided_by=user))
+            | Probe(ApprovalDecision.objects.filter(approval=OuterRef("pk"), on_behalf_of=user))
+            | Probe(approval_grants(user).filter(content_object=OuterRef("pk"))))
 
 
 INBOX_TABS = ("pending", "decided", "all")
 
 
-def inbox_approvals(user, *, tab: str = "pending", department: str = "", search: str = ""):
+def inbox_approvals(user, *, tab: str = "pending", department: str = "", search: str = "", first: int | None = None):
     """The inbox list: one tab, narrowed by department code and a search on the request number
-    (REQ-…), the PO number or the requester. Rows carry everything a row shows, in one query."""
+    (REQ-…), the PO number or the requester. Rows carry everything a row shows, in one query.
+    `first`: only the first so many rows will be read (the pages count 1,001 at most, an export
+    10,000), which the "decided by me" tab reads by date and stops at."""
+
+    def narrow(rows):
+        if department:
+            rows = rows.filter(task__tenant=department)
+        if search.strip():
+            rows = rows.filter(_search(search.strip()))
+        return rows
+
     if tab == "decided":
-        rows = Approval.objects.filter(pk__in=_decided_ids(user)).order_by("-decided_at", "-created_at")
+        # Those still waiting (decided a step of) first on SQLite too, as PostgreSQL sorts NULLs in DESC.
+        rows = _decided_newest(user, narrow, first).order_by(F("decided_at").desc(nulls_first=True), "-created_at")
     elif tab == "all":
-        rows = approvals_visible_to(user).order_by("-created_at")
+        rows = narrow(approvals_visible_to(user).order_by("-created_at"))
     else:
-        rows = approvals_pending_for(user)
-    if department:
-        rows = rows.filter(task__tenant=department)
-    if search.strip():
-        rows = rows.filter(_search(search.strip()))
-    return rows.select_related("task__initiator", "task__purchase_request__department", "decided_by")
+        rows = narrow(approvals_pending_for(user))
+    return rows.select_related(*INBOX_ROW_READS)
+
+
+INBOX_ROW_READS = ("task__initiator", "task__purchase_request__department", "decided_by")
+
+
+def inbox_rows_by_id(ids):
+    """The rows of a page of the inbox whose ids `inbox_approvals` just gave, with what a row shows.
+    By id alone: asked through the tab again, the "decided by me" tab's sets were read once more."""
+    return Approval.objects.filter(pk__in=list(ids)).select_related(*INBOX_ROW_READS)
+
+
+def _decided_newest(user, narrow, first: int | None):
+    """The approvals `user` decided or decided a step of (in person or for someone), or that name
+    `user` as their decider, read so that the newest
+    `first` cost `first` rows: those the approval names `user` as its decider are walked newest first
+    by approval_decider_dates_idx and stop at `first`; those `user` decided a step of and someone
+    else (or no one yet) decided are few and taken whole (their ids from the decisions' index, less
+    those the first way has). Asked as one set of ids sorted by date, bob's 19,844 decisions at
+    1,000,000 approvals (bench/scale.py) had each approval's dates read before the sort."""
+    own = narrow(Approval.objects.filter(decided_by=user)).order_by("-decided_at", "-created_at").values("pk")
+    own_ids = Approval.objects.filter(decided_by=user).values("pk")
+    steps = ApprovalDecision.objects.exclude(approval__in=own_ids)
+    others = narrow(Approval.objects.filter(pk__in=steps.filter(decided_by=user).values("approval_id").union(
+        steps.filter(on_behalf_of=user).values("approval_id"), all=True))).values("pk")
+    if first is None or not connection.features.supports_slicing_ordering_in_compound:
+        return Approval.objects.filter(pk__in=own.order_by().union(others, all=True))
+    return Approval.objects.filter(pk__in=own[:first].union(others, all=True))
 
 
 def _search(text: str) -> Q:
@@ -170,8 +222,12 @@ def _reached_in(user, tenant) -> Q:
     # `user` and whom they stand in for as ids (today's delegations, read once per request): as
     # `user_id IN (a union)` the planner could not tell how many approver rows that is and scanned
     # them all for someone with none.
-    standing = [user.pk, *(row.delegator_id for row in stands_in_for(user))]
-    return (Exists(Approval.approvers.through.objects.filter(user__in=standing, approval__task__tenant=tenant))
+    standing = _standing_ids(user)
+    # Walked in (user, approval id) order (approval_approvers_user_approval_idx), a person's approver
+    # rows come in no order of department; in the order they were written, bob's 10,451 rows of his
+    # own department came before his first of another (bench/scale.py at 100,000 tasks: 100 ms).
+    return (Probe(Approval.approvers.through.objects.filter(user__in=standing, approval__task__tenant=tenant),
+                  ordered_by=("user_id", "approval_id"))
             | Exists(ApprovalDecision.objects.filter(decided_by=user, approval__task__tenant=tenant))
             | Exists(ApprovalDecision.objects.filter(on_behalf_of=user, approval__task__tenant=tenant))
             | Exists(Approval.objects.filter(decided_by=user, task__tenant=tenant))

@@ -37,6 +37,21 @@ def test_carol_sees_the_po_to_invoice_and_the_nav_link(demo, task):
     assert "供應商發票" in body
 
 
+def test_the_list_costs_the_same_queries_with_one_po_to_invoice_as_with_four(demo, task, django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    carol = client_for(demo["carol"])
+    carol.get(reverse("invoices"))  # a session's first page also keeps the language it is read in, once
+    with CaptureQueriesContext(connection) as one:
+        carol.get(reverse("invoices"))
+    more = [ordered(demo["alice"], demo["bob"], lines=({"description": "Keyboard", "quantity": n},))
+            for n in (1, 2, 3)]
+    with django_assert_num_queries(len(one.captured_queries)):
+        body = carol.get(reverse("invoices")).content.decode()
+    assert all(purchase_order_of(po).number in body for po in [task, *more])
+
+
 def test_a_requester_gets_403_on_the_pages_and_no_link(demo, task):
     alice = client_for(demo["alice"])
     assert alice.get(reverse("invoices")).status_code == 403

@@ -151,3 +151,17 @@ def test_the_approval_page_shows_the_policy_version_and_the_chain_in_words(demo,
     for word in words:
         assert word in text, word
     assert "ENG ·" not in text  # the rule's department by name, not its code
+
+
+def test_decided_by_me_lists_the_chains_i_decided_a_step_of_by_date_those_still_waiting_first(demo, erp, eager):
+    own = pending(submit(demo["alice"], SMALL))
+    assert decide(demo["bob"], own).status_code == 200
+    finished = pending(submit(demo["alice"], MIDDLE))
+    assert decide(demo["bob"], finished).status_code == 200 and decide(demo["frank"], finished).status_code == 200
+    waiting = pending(submit(demo["alice"], MIDDLE))
+    assert decide(demo["bob"], waiting).status_code == 200
+    bob = Client()
+    bob.force_login(demo["bob"])
+    body = bob.get(reverse("approval-inbox"), {"tab": "decided"}).content.decode()
+    where = [body.find(reverse("approval-page", args=[a.pk])) for a in (waiting, finished, own)]
+    assert -1 not in where and where == sorted(where), "waiting on the director, then frank's, then bob's own"
