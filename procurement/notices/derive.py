@@ -27,7 +27,7 @@ from agentstate.models import Approval, Task, TaskEvent
 from agentstate.said import of_event
 
 from procurement import workflow
-from procurement.words.labels import actor_label
+from procurement.words.labels import actor_label, items_summary_lazy
 from procurement.people.language import language_of, languages_of
 from procurement.words.people import approvers_words, on_behalf_words, person_label
 from procurement.models import Notice, NoticeSource, Notification
@@ -51,7 +51,8 @@ log = logging.getLogger(__name__)
 # give_up after the last retry).
 EVENT_KINDS = {"approve": "approved", "reject": "rejected", "return": "returned", "request_approval": "approval_new",
                "approve_step": "approval_new", "escalate_approval": "approval_escalated",
-               "receive_goods": "goods_received", "invoice_exception": "approval_new", **TRAVEL_KINDS}
+               "receive_goods": "goods_received", "invoice_exception": "approval_new", "close_short": "closed_short",
+               **TRAVEL_KINDS}
 # After the PO, an approval is an invoice exception's (procurement.invoicing.exceptions): its decision is
 # accounts payable's and the supplier's business, not news of her request.
 INVOICE_DECISIONS = ("approve", "reject", "expire")
@@ -265,6 +266,10 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         said = of_event(event)  # what the history says, in her language; a person's own words as written
         context |= {"by": actor_label(event.actor),
                     "reason": render(said, language) if said is not None and not said.is_quoted else event.reason}
+    if kind == "closed_short":  # what will not come, why, and the budget it gives back
+        context |= {"who": actor_label(event.actor), "reason": event.reason.rstrip("。.！!"),
+                    "not_coming": items_summary_lazy(_not_coming(task, event)),
+                    "released": Decimal((event.data or {}).get("released") or 0)}
     if kind == "goods_received":  # a colleague of her department received her goods
         context |= {"who": actor_label(event.actor), "standing": _standing_lazy(task)}
     if kind == "needs_review" and OnlyTheRequester.said(event):
@@ -281,6 +286,8 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     deliveries = [Delivery(kind, task, key, language, link, context, user=requester, in_chat=kind in CHAT_KINDS)]
     if kind == "po_issued":
         deliveries += _supplier_deliveries(task, key, context["po_number"])
+    if kind == "closed_short":
+        deliveries += _supplier_closed_deliveries(task, key, context["po_number"], event)
     if kind == "needs_review":
         deliveries += _reviewer_deliveries(task, key, context)
     return deliveries
@@ -403,6 +410,28 @@ def _escalation_deliveries(approval: Approval, key: str) -> list[Delivery]:
     return [Delivery("approval_escalated", approval.task, key, language_of(u), link, context | {"offered": pk_in},
                      user=u) for u, pk_in in [(u, True) for u in offered]
             + [(users[pk], False) for pk in step.get("user_ids", []) if pk in users]]
+
+
+def _not_coming(task: Task, event: TaskEvent) -> list[dict]:
+    """The PO's lines a close short gave up, with how many of each will not come (its event's data)."""
+    approval = Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first()
+    lines = approval.scope["lines"] if approval is not None else []
+    closed = (event.data or {}).get("open") or {}
+    return [{**lines[int(n)], "quantity": count} for n, count in sorted(closed.items(), key=lambda kv: int(kv[0]))
+            if int(n) < len(lines)]
+
+
+def _supplier_closed_deliveries(task: Task, key: str, po_number: str, event: TaskEvent) -> list[Delivery]:
+    """The supplier is told what of its purchase order will no longer be taken, and that only what was
+    delivered is invoiced: to the addresses the PO went to."""
+    approval = Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first()
+    if approval is None:
+        return []
+    scope = approval.scope
+    context = {"po_number": po_number, "supplier": scope["supplier"]["name"], "lines": _not_coming(task, event),
+               "reason": event.reason.rstrip("。.！!")} | supplier_facts(task, scope)
+    return [Delivery("supplier_closed", task, f"{key}:supplier", SUPPLIER_LANGUAGE, "", context, email=email)
+            for email in scope.get("emails", [])]
 
 
 def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]:

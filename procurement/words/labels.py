@@ -205,6 +205,8 @@ NOTICE_KIND_LABELS = {
     "invoice_posted": pgettext_lazy("notice kind", "Invoice posted"),
     "invoice_waiting": pgettext_lazy("notice kind", "Invoice waiting for the goods"),
     "supplier_po": pgettext_lazy("notice kind", "Purchase order to the supplier"),
+    "closed_short": pgettext_lazy("notice kind", "Closed short"),
+    "supplier_closed": pgettext_lazy("notice kind", "Close short to the supplier"),
     "needs_review": pgettext_lazy("notice kind", "Needs review"),
     "review_new": pgettext_lazy("notice kind", "Waiting in the work queue"),
     "expired": pgettext_lazy("notice kind", "Approval expired"),

@@ -67,3 +67,35 @@ def test_bob_closes_the_rest_short_on_his_phone(demo, erp, eager, signed_in, liv
     assert Task.objects.get(pk=task.pk).state == "closed"
     assert [order["status"] for order in erp.purchase_orders()] == ["closed"]
     assert said == [], said
+
+
+AP_WORDS = {"zh-hant": {"left": "NT$13,440", "ordered": "已提前結案；原訂 NT$20,160", "enter": "登錄發票"},
+            "en": {"left": "NT$13,440", "ordered": "closed short; ordered NT$20,160", "enter": "Enter an invoice"}}
+
+
+@pytest.mark.parametrize("language", ["zh-hant", "en"])
+def test_carol_is_asked_for_what_was_accepted_after_the_close_on_her_phone(demo, erp, eager, signed_in, live_server,
+                                                                            language):
+    from procurement.receiving.services import purchase_order_close_short
+
+    task = ordered(demo)
+    goods_receipt_record(task_id=task.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 2}])
+    purchase_order_close_short(task_id=task.pk, user=demo["bob"], reason="供應商停產")
+    words = AP_WORDS[language]
+    carol = signed_in("carol", viewport=PHONE)
+    said: list[str] = []
+    console_watch(carol, said)
+    if carol.locator("html").get_attribute("lang") != language:
+        with carol.expect_navigation():
+            carol.select_option("#lang", language)
+    carol.goto(f"{live_server.url}/invoices/")
+    row = carol.locator(".open-pos tbody tr")
+    expect(row).to_contain_text(words["left"])
+    expect(row).to_contain_text(words["ordered"])
+    assert carol.evaluate(FITS) <= PHONE["width"], "the list scrolls sideways"
+    assert blocking_violations(carol) == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    carol.screenshot(path=str(ARTIFACTS / f"invoices-closed-short-{language}-390.png"), full_page=True)
+    row.get_by_role("link", name=words["enter"]).click()
+    expect(carol.locator('input[name="line_0_quantity"]')).to_have_value("2")
+    assert said == [], said

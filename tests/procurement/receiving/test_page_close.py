@@ -10,7 +10,8 @@ from django.urls import reverse
 from agentstate.models import Receipt, Task
 from procurement.invoicing.po import purchase_order_of
 from procurement.invoicing.selectors import pos_open_for_invoicing
-from procurement.models import Department
+from procurement.models import Department, Notice, PurchaseRequest
+from procurement.notices.derive import notices_for_task
 from procurement.models.invoicing import SupplierInvoice
 
 from tests.procurement.receiving.support import ordered
@@ -160,3 +161,23 @@ def test_an_invoice_past_what_was_accepted_on_a_closed_request_is_an_exception_n
     invoice = SupplierInvoice.objects.get()
     assert invoice.status == "exception" and invoice.exceptions[0]["kind"] == "quantity_over_received"
     assert erp_invoices(erp) == [] and Task.objects.get(pk=task.pk).state == "closed"
+
+
+def test_the_requester_and_the_supplier_are_told_what_will_not_come_once(demo, erp, eager, mailoutbox):
+    task = received(demo, ordered(demo))
+    alice = demo["alice"]
+    assert client_for(demo["bob"]).post(reverse("task-close-short", args=[task.pk]),
+                                        {"reason": "供應商停產。", "version": task.version}).status_code == 302
+    notices_for_task(task.pk)  # a second pass (recovery, beat) tells nobody again
+    number = PurchaseRequest.objects.get(task=task).number
+    [notice] = Notice.objects.filter(recipient=alice, kind="closed_short")
+    assert notice.text_in("zh-hant") == (f"Bob Wang 已將您的請購 {number} 提前結案：螢幕 × 1 不再交貨（供應商停產）。"
+                                         "未使用的預算 NT$6,720 已釋放。")
+    assert notice.text_in("en") == (f"Bob Wang closed your request {number} short: Monitor × 1 will not be delivered "
+                                    "(供應商停產). Unspent budget NT$6,720 was released.")
+    po = Task.objects.get(pk=task.pk).data["purchase_order"]["id"]
+    supplier = purchase_order_of(Task.objects.get(pk=task.pk)).approval.scope["emails"]
+    [closed] = [m for m in mailoutbox if m.to == supplier and "其餘品項" in m.subject]
+    assert closed.subject == f"採購單 {po}：其餘品項不再需要"
+    assert "1. 螢幕 × 1" in closed.body and "請勿再交貨" in closed.body and "原因：供應商停產。" in closed.body
+    assert f"已交貨並驗收的品項請照常開立統一發票，並註明 {po}。" in closed.body and "Monitor" not in closed.body
