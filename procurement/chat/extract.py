@@ -328,6 +328,10 @@ def extract(text: str, catalogue=(), *, expects: str = "", today=None) -> Extrac
         found.justification = ""  # "mine is broken": said as 「汰換故障的筆電」, "replacing a broken laptop"
     if not found.justification:
         found.reason = next((name for name, pattern in REASONS.items() if pattern.search(rest)), "")
+    elif found.unknown.endswith(found.justification) and found.unknown != found.justification:
+        # "a stapler for the new hire": the thing nobody quotes is the stapler; the rest is why
+        found.unknown = re.sub(r"\s*(?:\bfor|給|幫|替|讓)\s*$", "",
+                               found.unknown[:-len(found.justification)].rstrip(" ,，")).strip() or found.unknown
     change = CHANGE.search(rest)
     if change and (change.group("n6") or change.group("n7")) and found.lines:
         change = None  # 「先買2台筆電就好」: the line it names already says how many

@@ -260,6 +260,8 @@ class RuleBrain(ArrivalHandlers, ReturnHandlers):
         if found.unknown:
             items = catalogue_words(ctx.catalogue, lang)
             question = join(*notices, say("unknown_item", lang, what=found.unknown, items=items))
+            if fields.get("lines"):  # what she asked for that is quoted is kept, and said so
+                question = join(say("noted_lines", lang, lines=describe_lines(fields["lines"], lang)), question)
             if fields:
                 return Proposal(question, UpdateDraft(fields=fields), expects="item_unknown")
             return Proposal(question, Ask(question=question[:500]))

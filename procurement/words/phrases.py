@@ -12,6 +12,7 @@ LANG_CODES = {"en": "en", "zh": "zh-hant"}
 PHRASES = {
     "hello": _("Hello! What would you like to buy? For example: \"2 laptops for the new hires\"."),
     "noted": _("Noted."),
+    "noted_lines": _("Noted: {lines}."),
     "unknown_item": _("We have no quote for \"{what}\", so I can't price it. We can buy: {items}. "
                       "Which of these do you mean?"),
     "not_member": _("You are not a member of {name}; requests are filed for your own department."),
