@@ -5,6 +5,7 @@ queries however many she has (DESIGN §2, §3, §14).
 
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
+from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q, prefetch_related_objects
 
 from agentstate.models import Approval, Receipt, Task
@@ -68,13 +69,18 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
 def conversation_reads(user, task_id, *, open_limit: int) -> tuple[Task | None, list[TaskView], list[TaskView]]:
     """The conversation's task `task_id` (as task_read reads it), my_requests(user), and
     my_requests(user, limit=open_limit, open_only=True, exclude=task_id, drafts=True), from one
-    read: each list's ids are a subquery of it that also marks which rows it holds, so a row is
-    read once and is the same view in both lists, however many requests she has."""
-    recent = Q(pk__in=_mine(user).values("pk")[:RECENT_REQUESTS])
-    still_open = Q(pk__in=_mine(user, open_only=True, exclude=task_id, drafts=True).values("pk")[:open_limit])
-    rows = _tasks().filter(recent | still_open | Q(pk=task_id) if task_id else recent | still_open).annotate(
+    read, however many requests she has: the rows of the three, each once (a request in both lists
+    is the same view in both), each marked with the lists it is in."""
+    lists = (_mine(user).values("pk")[:RECENT_REQUESTS],
+             _mine(user, open_only=True, exclude=task_id, drafts=True).values("pk")[:open_limit])
+    recent, still_open = (Q(pk__in=ids) for ids in lists)
+    if connection.features.supports_slicing_ordering_in_compound:  # the ids' union: an index probe each
+        rows = Q(pk__in=lists[0].union(lists[1], Task.objects.filter(pk=task_id).values("pk"), all=True))
+    else:  # SQLite: no LIMIT inside a UNION
+        rows = recent | still_open | Q(pk=task_id)
+    tasks = with_receipts(list(_tasks().filter(rows).annotate(
         recent=ExpressionWrapper(recent, BooleanField()), still_open=ExpressionWrapper(still_open, BooleanField()))
-    tasks = with_receipts(list(rows.order_by("-created_at", "-pk")))  # as _mine
+        .order_by("-created_at", "-pk")))  # as _mine
     views = {t.pk: task_view(t) for t in tasks}
     return (next((t for t in tasks if t.pk == task_id), None),
             [views[t.pk] for t in tasks if t.recent], [views[t.pk] for t in tasks if t.still_open])
