@@ -8,7 +8,8 @@ import hashlib
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from . import sql, trace
@@ -17,7 +18,7 @@ from .actors import Actor
 from .checkpoints import checkpoint_latest, checkpoint_load  # noqa: F401
 from .errors import DomainError, GuardRefused, LeaseLost, NotFound, NotPermitted, StaleVersion
 from .kinds import get_kind
-from .models import Task
+from .models import Checkpoint, Task
 from .said import Said, event_fields
 from .upgrades import task_upgrade
 
@@ -51,7 +52,7 @@ def task_create(*, kind: str, initiator, tenant: str, data: dict | None = None, 
 def fire(task_id, event: str, *, actor, expected_version: int | None = None, reason: Said | str = "",
          data: dict | None = None, step: str | None = None, lease_token: int | None = None,
          trace_id: str = "", pending: list | None = None, refs: list | None = None,
-         event_data: dict | None = None) -> Task:
+         event_data: dict | None = None, seen: Task | None = None) -> Task:
     """Fire `event` on the task. Returns the task as written, at its new version.
 
     `data` is merged into the task's JSON at the top level. `expected_version` is the
@@ -62,17 +63,20 @@ def fire(task_id, event: str, *, actor, expected_version: int | None = None, rea
 
     The task's JSON is read only when a guard must judge it or a full checkpoint is due;
     otherwise the merge happens in the database and the returned task loads `data` on first use.
+    `seen`: the task as the caller read it through with_checkpoint(), at `expected_version`: the
+    engine decides on it instead of reading the task again (the move is conditional on that
+    version, so a task that moved on is still refused), and returns it moved, its JSON merged.
     """
     actor = Actor.of(actor)
     reason, event_data = event_fields(reason, event_data)
     arguments = dict(actor=actor, expected_version=expected_version, reason=reason, data=data, step=step,
                      lease_token=lease_token, trace_id=trace_id, pending=pending, refs=refs, event_data=event_data)
-    known = _recall(task_id, expected_version, lease_token)
+    known = _seen(seen, expected_version) or _recall(task_id, expected_version, lease_token)
     if known is not None:
         try:
             return _fire(known, event, **arguments)
         except DomainError:
-            pass  # what this process remembers may be out of date: decide on a fresh read
+            pass  # what the caller read or this process remembers may be out of date: decide on a fresh read
     return _fire(_read(task_id), event, **arguments)
 
 
@@ -128,6 +132,8 @@ def _fire(task: Task, event: str, *, actor: Actor, expected_version, reason, dat
     task.runnable, task.updated_at = move.runnable, now
     if new_data is not None:
         task.data = new_data
+    elif "data" in task.__dict__:  # read by the caller at the version moved from: merged as the database did
+        task.data = {**task.data, **changes}
     memory = _memory_of(task, checkpoint_depth=written_depth)
     transaction.on_commit(lambda: _remember(task.pk, memory), robust=True)
     return task
@@ -255,6 +261,21 @@ def _remember(task_id, memory: tuple):
     if len(_RECENT) >= _RECENT_MAX:
         _RECENT.pop(next(iter(_RECENT)), None)
     _RECENT[str(task_id)] = memory
+
+
+def with_checkpoint(tasks):
+    """`tasks` (a queryset) with what fire() reads of each one's newest checkpoint, so that a task
+    read through it is fired without a second read (fire's `seen`)."""
+    newest = Checkpoint.objects.filter(task=OuterRef("pk")).order_by("-version")
+    return tasks.annotate(checkpoint_version=Subquery(newest.values("version")[:1]),
+                          checkpoint_depth=Coalesce(Subquery(newest.values("depth")[:1]), 0))
+
+
+def _seen(task: Task | None, expected_version: int | None) -> Task | None:
+    if task is None or expected_version is None or task.version != expected_version \
+            or not hasattr(task, "checkpoint_depth"):
+        return None
+    return task
 
 
 def _recall(task_id, expected_version: int | None, lease_token: int | None) -> Task | None:

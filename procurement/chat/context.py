@@ -1,6 +1,8 @@
 """The context a brain gets for one turn, bounded whatever the session's length (DESIGN §2):
 the last turns and a running summary (Session), the task's stage, open question, receipts
 and approvals (State), and the memory entries in scope, each with its id (Memory)."""
+from dataclasses import dataclass
+
 from django.utils import timezone
 
 from agentstate.models import Task, Turn
@@ -26,36 +28,42 @@ def recent_turns(session, *, before=None) -> list[Turn]:
     return list(turns.order_by("-seq")[:RECENT_TURNS])[::-1]
 
 
-NOT_READ = object()
+@dataclass(frozen=True)
+class TurnReads:
+    """What a turn knows of her requests, read once (turn_reads)."""
+    task: Task | None      # the conversation's request
+    requests: tuple        # her recent requests (TaskView), newest first
+    candidates: tuple      # her open ones this conversation may continue (none while it has an open one)
+
+
+def turn_reads(session, user) -> TurnReads:
+    """The conversation's request, read afresh (a Session object held by the caller may cache an
+    old copy of its task), her recent requests and her open ones, in one read."""
+    task, requests, still_open = facts.conversation_reads(user, session.task_id, open_limit=CANDIDATES)
+    # Only a conversation without an open request may attach to another one.
+    attachable = task is None or task.state in workflow.AGENT_DONE
+    return TurnReads(task, tuple(requests), tuple(still_open) if attachable else ())
 
 
 def build_context(*, session, user, message: str, user_turn: Turn, recent: list[Turn] | None = None,
-                  task=NOT_READ) -> Context:
-    """`recent` (the turns before hers) and `task` (the session's task, read this turn) when the
-    caller read them already."""
+                  reads: TurnReads | None = None) -> Context:
+    """`recent` (the turns before hers) and `reads` (turn_reads) when the caller read them already."""
     recent = recent if recent is not None else recent_turns(session, before=user_turn.seq)
     last_agent = next((t.data for t in reversed(recent) if t.role == Turn.Role.AGENT), {}) or {}
-    if task is NOT_READ:  # read afresh: a Session object held by the caller may cache an old copy of its task
-        task = facts.task_read(session.task_id) if session.task_id else None
-    # Only a conversation without an open request may attach to another one; her recent requests
-    # and the open ones it may attach to are read together (one read, not two).
-    if task is None or task.state in workflow.AGENT_DONE:
-        requests, candidates = facts.my_requests_and_open(user, open_limit=CANDIDATES,
-                                                          exclude=task.pk if task else None)
-    else:
-        requests, candidates = facts.my_requests(user), []
+    reads = reads or turn_reads(session, user)
+    task = reads.task
     heard = catalogue(user)  # the catalogue's words, the departments, and which of them are hers
     return Context(
         message=message, lang=lexicon.language(message, last_agent.get("lang", "")), username=user.get_username(),
         departments=heard.member_of, catalogue=heard,
         turns=tuple((t.role, t.text[:TURN_CHARS]) for t in recent), summary=session.summary[:SUMMARY_CHARS],
-        task=facts.task_view(task) if task else None,  # read with all it shows (facts.task_read)
+        task=facts.task_view(task) if task else None,  # read with all it shows (turn_reads)
         expects=last_agent.get("expects", ""), confirming=last_agent.get("confirming"),
         choices=tuple(last_agent.get("choices", ())),
-        candidates=tuple(candidates),
+        candidates=reads.candidates,
         memory=tuple(MemoryView(e["id"], e["version"], e["scope"], e["kind"], e["content"][:MEMORY_CHARS])
                      for e in memory_seam.retrieve(user, task=task, turn=user_turn)[:MEMORY_ENTRIES]),
-        requests=tuple(requests), about=last_agent.get("about") or "")
+        requests=reads.requests, about=last_agent.get("about") or "")
 
 
 def departments_of(user) -> tuple:
@@ -75,18 +83,22 @@ def task_view(task: Task) -> TaskView:
     return facts.view_of(task.pk) if task.state != workflow.DRAFT else facts.task_view(task)
 
 
-def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str, catalogue=()) -> str:
+def summarize(previous: str, task: Task | None, *, seq: int, action: str, outcome: str, catalogue=(),
+              lines: list | None = None) -> str:
     """The running summary: one line on the task as stored, then the decisions taken, oldest
     dropped first to stay within SUMMARY_CHARS. Deterministic; no memory text is copied in.
-    `catalogue`: the turn's (it names the departments)."""
+    `catalogue`: the turn's (it names the departments). `lines`: the request's, when the turn
+    wrote them (a submit), so they are not read back."""
     if task is None:
         head = "No request yet."
     else:
         draft = task.data.get("draft") or {}
         # Its lines as it stands now (a draft's as drafted: nothing is submitted or awarded yet).
-        lines = [{"description": line.get("description") or "", "quantity": line.get("quantity")}
-                 for line in draft.get("lines") or []] if task.state == workflow.DRAFT else \
-            [{"description": line.description, "quantity": line.quantity} for line in lines_now(task)]
+        if task.state == workflow.DRAFT:
+            lines = draft.get("lines") or []
+        elif lines is None:
+            lines = [{"description": line.description, "quantity": line.quantity} for line in lines_now(task)]
+        lines = [{"description": line.get("description") or "", "quantity": line.get("quantity")} for line in lines]
         fields = {**draft, "lines": lines}
         head = f"Request {str(task.pk)[:8]}: {task.state} v{task.version}; {drafts.describe(fields, 'en', catalogue)}"
     decisions = previous.splitlines()[1:]

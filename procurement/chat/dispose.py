@@ -9,6 +9,7 @@ from django.db import transaction
 
 from agentstate.errors import Conflict, DomainError, IllegalTransition, NotFound, NotPermitted, StaleVersion
 from agentstate.kinds import get_kind
+from agentstate.machine import with_checkpoint
 from agentstate.models import Session, Task, Turn
 from agentstate.said import say as said_code
 
@@ -43,6 +44,7 @@ class Outcome:
     confirming: dict | None = None
     choices: tuple = ()
     about: str = ""                # the request this answer was about (task id), for a follow-up
+    lines: list | None = None      # the request's lines as the handler wrote them (read back by nobody)
 
 
 @dataclass
@@ -63,6 +65,10 @@ class Job:
         return self.proposal.action
 
     def task(self) -> Task | None:
+        if self.session.task_id and not Session.task.is_cached(self.session):
+            # Read as the engine reads a task for a move, so a move this turn makes reads it no more.
+            task = with_checkpoint(Task.objects).get(pk=self.session.task_id)
+            Session.task.field.set_cached_value(self.session, task)
         return self.session.task
 
     def same_as_seen(self, task: Task):
@@ -352,7 +358,7 @@ def submit(job: Job) -> Outcome:
         requester=job.user, department=draft["department"], lines=lines,
         justification=drafts.justification_submitted(draft, job.lang), budget=drafts.cap_incl_tax(draft),
         session=job.session, draft=task)
-    return Outcome(reply=join(job.proposal.reply, say("submitted", job.lang)), did="submit", task=task)
+    return Outcome(reply=join(job.proposal.reply, say("submitted", job.lang)), did="submit", task=task, lines=lines)
 
 
 def attach(job: Job) -> Outcome:

@@ -6,7 +6,7 @@ queries however many she has (DESIGN §2, §3, §14).
 Every answer about a request (status, PO number, the approver's comment, what to change)
 is written from these views, never from what was said in the conversation."""
 from django.db import connection
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q, prefetch_related_objects
 
 from agentstate.models import Approval, Receipt, Task
 
@@ -66,21 +66,24 @@ def my_requests(user, *, limit: int = RECENT_REQUESTS, open_only: bool = False, 
                                                           drafts=drafts)[:limit]))]
 
 
-def my_requests_and_open(user, *, open_limit: int, exclude=None) -> tuple[list[TaskView], list[TaskView]]:
-    """my_requests(user) and my_requests(user, limit=open_limit, open_only=True, exclude=exclude,
-    drafts=True) from one read: both lists' ids in one query (a union of the two, each sliced),
-    their rows once. A request in both lists is read once and is the same view in both."""
-    recent = _mine(user).values("pk")[:RECENT_REQUESTS]
-    still_open = _mine(user, open_only=True, exclude=exclude, drafts=True).values("pk")[:open_limit]
-    if connection.features.supports_slicing_ordering_in_compound:
-        ids = recent.union(still_open, all=True)
-    else:  # SQLite: no LIMIT inside a UNION, so the two lists' ids are read apart
-        ids = [*recent.values_list("pk", flat=True), *still_open.values_list("pk", flat=True)]
-    tasks = with_receipts(sorted(_tasks().filter(pk__in=ids), key=lambda t: (t.created_at, t.pk), reverse=True))  # as _mine
+def conversation_reads(user, task_id, *, open_limit: int) -> tuple[Task | None, list[TaskView], list[TaskView]]:
+    """The conversation's task `task_id` (as task_read reads it), my_requests(user), and
+    my_requests(user, limit=open_limit, open_only=True, exclude=task_id, drafts=True), from one
+    read, however many requests she has: the rows of the three, each once (a request in both lists
+    is the same view in both), each marked with the lists it is in."""
+    lists = (_mine(user).values("pk")[:RECENT_REQUESTS],
+             _mine(user, open_only=True, exclude=task_id, drafts=True).values("pk")[:open_limit])
+    recent, still_open = (Q(pk__in=ids) for ids in lists)
+    if connection.features.supports_slicing_ordering_in_compound:  # the ids' union: an index probe each
+        rows = Q(pk__in=lists[0].union(lists[1], Task.objects.filter(pk=task_id).values("pk"), all=True))
+    else:  # SQLite: no LIMIT inside a UNION
+        rows = recent | still_open | Q(pk=task_id)
+    tasks = with_receipts(list(_tasks().filter(rows).annotate(
+        recent=ExpressionWrapper(recent, BooleanField()), still_open=ExpressionWrapper(still_open, BooleanField()))
+        .order_by("-created_at", "-pk")))  # as _mine
     views = {t.pk: task_view(t) for t in tasks}
-    # Every request of either list was read, and any other row read ranks below that list's last one.
-    return ([views[t.pk] for t in tasks if t.state != workflow.DRAFT][:RECENT_REQUESTS],
-            [views[t.pk] for t in tasks if t.state not in workflow.AGENT_DONE and t.pk != exclude][:open_limit])
+    return (next((t for t in tasks if t.pk == task_id), None),
+            [views[t.pk] for t in tasks if t.recent], [views[t.pk] for t in tasks if t.still_open])
 
 
 def my_requests_count(user, *, open_only: bool = False, drafts: bool = False) -> int:

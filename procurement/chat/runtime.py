@@ -24,8 +24,7 @@ from procurement.people.language import CHAT_LANGUAGES, user_language_remember
 from procurement.chat.sheet import SheetBrain
 from procurement.selectors.sessions import may_post
 from procurement.chat.brain import Brain, Context, Proposal
-from procurement.chat.context import RECENT_TURNS, build_context, recent_turns, summarize
-from procurement.chat import facts
+from procurement.chat.context import RECENT_TURNS, TurnReads, build_context, recent_turns, summarize, turn_reads
 from procurement.chat.dispose import Job, Outcome, dispose
 from procurement.chat.lexicon import language
 from procurement.words.phrases import join, say
@@ -46,17 +45,17 @@ class TurnResult:
 
 def chat_turn(*, session: Session, user, text, brain: Brain | None = None) -> TurnResult:
     _check_may_post(session, user)
-    # The conversation's request, read once for the turn (its trace and the context): read afresh,
-    # as a Session object held by the caller may cache an old copy of its task.
-    task = facts.task_read(session.task_id) if session.task_id else None
+    # The conversation's request and her others, read once for the turn (its trace and the context).
+    reads = turn_reads(session, user)
+    task = reads.task
     # The turn is part of its request's trace; before there is a request, of the web request's
     # (a draft started now is born in it).
     ongoing = task is not None and task.state not in workflow.AGENT_DONE
     with trace.using(task.trace_id if ongoing else ""):
-        return _turn(session, user, text, brain, task)
+        return _turn(session, user, text, brain, reads)
 
 
-def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) -> TurnResult:
+def _turn(session: Session, user, text, brain: Brain | None, reads: TurnReads) -> TurnResult:
     # The last turns, read once: the language the agent last answered in, and the context's turns.
     recent = recent_turns(session)
     spoken = conversation_language(session, recent)
@@ -64,12 +63,12 @@ def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) 
     user_turn = turn_append(session_id=session.pk, role=Turn.Role.USER, text=text)
     # The hearing reads the message made plain once (chat/normalise.py); the turn keeps her words.
     ctx = build_context(session=session, user=user, message=normalise(text), user_turn=user_turn,
-                        recent=recent, task=task)
+                        recent=recent, reads=reads)
     if not spoken:  # a conversation's first turn: someone who never chose a language gets the one
         # they write in, for their notices and mail (one look-up per conversation, none per turn)
         user_language_remember(user=user, language=CHAT_LANGUAGES.get(ctx.lang, ""))
     # An open question about an attached quote sheet reads the message as its answer first.
-    proposal = SheetBrain(brain or default_brain(), task).propose(ctx)
+    proposal = SheetBrain(brain or default_brain(), reads.task).propose(ctx)
     with transaction.atomic():
         locked = Session.objects.select_for_update(no_key=True).get(pk=session.pk)
         out = dispose(Job(proposal=proposal, ctx=ctx, session=locked, user=user, user_turn=user_turn))
@@ -78,7 +77,7 @@ def _turn(session: Session, user, text, brain: Brain | None, task: Task | None) 
         agent_turn = turn_append(session_id=locked.pk, role=Turn.Role.AGENT, text=out.reply,
                                  data=turn_record(proposal, out, ctx), locked=locked)
         locked.summary = summarize(locked.summary, out.task, seq=agent_turn.seq, action=proposal.action.name,
-                                   outcome=out.outcome, catalogue=ctx.catalogue)
+                                   outcome=out.outcome, catalogue=ctx.catalogue, lines=out.lines)
         locked.save(update_fields=["summary", "updated_at"])
     # What the turn left on the session, from the row it locked and saved (not read again).
     if session.task_id != locked.task_id and Session.task.is_cached(session):

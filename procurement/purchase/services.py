@@ -2,6 +2,7 @@
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from agentstate.actors import Actor
@@ -49,11 +50,13 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
     From chat, `draft` is the task intake has been filling in; otherwise a task is created.
     `needed_by` (ISO day) and `notes` (specs) from the new-request page are kept where the chat
     keeps them, in the task's draft, which the PO, its PDF and the arrival check read."""
-    dept = Department.objects.filter(code=department).first()
+    # The department and whether she files for it, in one read.
+    dept = Department.objects.filter(code=department).annotate(
+        member=Exists(Membership.objects.filter(user=requester, department=OuterRef("pk")))).first()
     if dept is None:
         refused = say("unknown_department", department=department)
         raise DomainError(said=refused, errors={"department": [str(refused)]})
-    if not requester.is_superuser and not Membership.objects.filter(user=requester, department=dept).exists():
+    if not requester.is_superuser and not dept.member:
         refused = say("not_a_member", department=dept.code)
         raise DomainError(said=refused, errors={"department": [str(refused)]})
     with transaction.atomic():
@@ -70,7 +73,9 @@ def request_submit(*, requester, department: str, lines: list[dict], justificati
                                                  requester=requester, justification=justification, budget=budget)
         _write_lines(request, lines)
         grant_requester(task, requester)
-        task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason=say("request_confirmed"))
+        # The task in hand, if read through with_checkpoint (the chat's draft), is not read again.
+        task = fire(task.pk, "submit", actor=requester, expected_version=task.version, reason=say("request_confirmed"),
+                    seen=task)
         if session is not None:
             held = session.task_id == task.pk  # a draft from chat: the conversation holds it already
             session.task = task

@@ -245,6 +245,27 @@ def test_a_remembered_task_moves_in_one_statement_and_keeps_every_guarantee(
 
 
 @pytest.mark.django_db
+@pytest.mark.postgres
+def test_a_task_the_caller_read_with_its_checkpoint_moves_in_one_statement_and_keeps_every_guarantee(
+        alice, django_assert_num_queries):
+    task = task_create(kind="cp_test", initiator=alice, tenant="T1", data=big_state())
+    _move(task.pk, 1, data={"n": 1})  # a large state: the next moves write deltas
+    seen = machine.with_checkpoint(Task.objects).get(pk=task.pk)
+    with django_assert_num_queries(1):
+        moved = _move(task.pk, seen.version, data={"n": 2}, seen=seen)
+    # Its JSON comes back merged as the database merged it, and the chain of deltas goes on.
+    assert moved.data == Task.objects.get(pk=task.pk).data and moved.data["n"] == 2
+    assert [c.depth for c in _stored(task.pk)] == [0, 1, 2]
+    assert checkpoint_latest(task, tenant="T1").snapshot["data"] == moved.data
+    # A copy read before another move is refused, and nothing is written.
+    stale = machine.with_checkpoint(Task.objects).get(pk=task.pk)
+    _move(task.pk, stale.version, data={"n": 3})
+    with pytest.raises(StaleVersion):
+        _move(task.pk, stale.version, data={"n": 99}, seen=stale)
+    assert Task.objects.get(pk=task.pk).data["n"] == 3 and TaskEvent.objects.filter(task_id=task.pk).count() == 4
+
+
+@pytest.mark.django_db
 def test_supersede_is_a_flag_of_the_transition(alice, bob):
     task = task_create(kind="cp_test", initiator=alice, tenant="T1")
     approval = approval_open(task=task, scope={"total": "1"}, approvers=[bob], rule={}, ttl_seconds=60)
