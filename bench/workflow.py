@@ -328,6 +328,9 @@ def main():
     parser.add_argument("--chart", default=str(ROOT / "bench" / "results" / "throughput_workers.png"),
                         help="where to draw tasks/s and queue wait by worker count ('' for none)")
     parser.add_argument("--profile", help="run each worker under cProfile, the .prof files written in this directory")
+    parser.add_argument("--steps-per-claim", type=int, default=int(os.environ.get("AGENT_STEPS_PER_CLAIM", 8)),
+                        help="the workers' AGENT_STEPS_PER_CLAIM (default 8, or the environment's; the product's "
+                             "default is 1, DESIGN §5's one step per message)")
     args = parser.parse_args()
     counts = [int(n) for n in str(args.workers).split(",") if n.strip()]
 
@@ -416,7 +419,8 @@ def run(args, n_workers, params, broker, workdir, children, *, in_process: bool)
     erp_proc = children.procs[-1][1]
     settings.ERP_URL = erp_url
     app.conf.task_default_queue = QUEUE
-    env = {**os.environ, "ERP_URL": erp_url}
+    env = {**os.environ, "ERP_URL": erp_url, "AGENT_STEPS_PER_CLAIM": str(args.steps_per_claim)}
+    print(f"workers run with AGENT_STEPS_PER_CLAIM={args.steps_per_claim}", flush=True)
     profile = Path(args.profile) / f"workers-{n_workers}" if args.profile else None
     if profile:
         profile.mkdir(parents=True, exist_ok=True)
@@ -530,7 +534,8 @@ def run(args, n_workers, params, broker, workdir, children, *, in_process: bool)
     cpu_ms["bench_approving"] = round(cpu_decide * 1000 / tasks, 1)
     cpu_ms["machine_busy_share"] = round(sum(cpu.values()) / ((os.cpu_count() or 1) * wall), 3)
     figures = {
-        "requests": tasks, "workers": n_workers, "wall_s": round(wall, 2), "complete": complete,
+        "requests": tasks, "workers": n_workers, "steps_per_claim": args.steps_per_claim, "wall_s": round(wall, 2),
+        "complete": complete,
         "tasks_per_s": round(tasks / wall, 2), "transitions": transitions,
         "transitions_per_s": round(transitions / wall, 1),
         "load_average": {"start": [round(x, 2) for x in load_start], "end": [round(x, 2) for x in load_end]},
