@@ -7,7 +7,7 @@ current award; before there is one they are as requested, without prices; a draf
 its draft. `requests_of(user)` reads many of them in a constant number of queries.
 """
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -110,6 +110,8 @@ class RequestNow:
     updated_at: datetime
     # After the PO: per line ordered / received / invoiced (procurement.purchase.progress); else None.
     progress: Progress | None = None
+    needed_by: date | None = None  # the day she needs it by, as the chat or the page heard it
+    spec: tuple[str, ...] = ()  # what she said of the items beyond their names (「27吋」, "4K")
 
     @property
     def state_label(self) -> str:
@@ -187,7 +189,15 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
         justification=request.justification if request else (draft.get("justification") or ""),
         waiting_on=_waiting_on(task, approvals, stand_ins), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
         question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at,
-        progress=progress_of(task) if task.state in AFTER_THE_ORDER else None)
+        progress=progress_of(task) if task.state in AFTER_THE_ORDER else None,
+        needed_by=_day(draft.get("needed_by")), spec=tuple(draft.get("notes") or ()))
+
+
+def _day(text) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except (TypeError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from agentstate.models import Session, Turn
 from procurement.purchase import services
+from tests.procurement.chat.dialogs import on_day
 from tests.procurement.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -176,3 +177,17 @@ def test_task_page_queries_do_not_grow_with_its_history(task, demo, django_asser
     services.request_amend(task_id=task.pk, user=demo["alice"], lines=[{"description": "Keyboard", "quantity": 3}])
     with django_assert_num_queries(len(first.captured_queries)):
         client.get(reverse("task-page", args=[task.pk]))
+
+
+@pytest.mark.parametrize("language, said, need_by, spec", [
+    ("zh-hant", "我要兩台27吋螢幕，新人報到用，12月20日前要", "需要日期", "規格"),
+    ("en", "I need 2 27-inch monitors for the new hires by December 20", "Needed by", "Spec"),
+])
+def test_the_draft_panel_shows_the_day_and_the_spec_she_gave(session, demo, language, said, need_by, spec):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo["alice"])
+    with on_day("2026-12-01"):  # the day 「12月20日前」 is read against
+        client.post(reverse("chat-message", args=[session.pk]), {"text": said})
+    panel = visible_text(client.get(reverse("chat-page", args=[session.pk])).content.decode())
+    assert f"{need_by} 2026-12-20" in panel, panel
+    assert f"{spec} 27" in panel, panel
