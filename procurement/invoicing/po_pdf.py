@@ -5,7 +5,6 @@ glyphs, from the PyPI package paperang-p2-fonts-cjk, so `make run` and the image
 apt) and embeds the subset it used: the PDF reads the same in a viewer with no CJK font. Every figure
 is the PO as issued (`po.purchase_order_of`); the tax is the one on it (`tax.business_tax`)."""
 import io
-from datetime import date
 from functools import cache
 from importlib.resources import files
 from xml.sax.saxutils import escape
@@ -27,6 +26,7 @@ from procurement.words.labels import item_label
 from procurement.words.money import ntd
 from procurement.words.people import person_label
 from procurement.invoicing.po import PurchaseOrder
+from procurement.purchase.requests import needed_by_of
 
 FONT = "WenQuanYiMicroHei"
 
@@ -57,11 +57,8 @@ def _p(text, style=TEXT) -> Paragraph:
 
 def need_by(task) -> str:
     """The day the request's goods are needed by (ISO), as the chat or the request page took it; "" if none."""
-    value = (task.data.get("draft") or {}).get("needed_by")
-    try:
-        return date.fromisoformat(value).isoformat() if value else ""
-    except ValueError:
-        return ""
+    day = needed_by_of(task)
+    return day.isoformat() if day else ""
 
 
 def spec(task) -> str:

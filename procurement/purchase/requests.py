@@ -173,31 +173,35 @@ def request_now(task: Task, stand_ins=None) -> RequestNow:
     """The request as it stands now. Reads `task.purchase_request` (with its lines) and
     `task.approvals`; prefetch them (see `REQUEST_READS`) when reading many, and pass
     `stand_ins_for(tasks)` then too."""
+    named = request_named(task)
     request = _request_of(task)
-    draft = task.data.get("draft") or {}
-    award = task.data.get("award") or {}
-    if not award.get("supplier"):
-        award = {}
+    draft, award = task.data.get("draft") or {}, _award(task)
     approvals = sorted(task.approvals.all(), key=lambda a: a.created_at, reverse=True)
     return RequestNow(
-        id=task.pk, number=request.number if request else None, version=task.version, state=task.state,
+        id=task.pk, number=named.number, version=task.version, state=task.state,
         department=request.department.code if request else (task.tenant or draft.get("department") or ""),
-        department_name=_department_name(request, task.tenant or draft.get("department") or ""),
-        requester=task.initiator.get_username(), lines=_lines(award, request, draft), supplier=award.get("supplier"),
-        subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")), total=_money(award.get("total")),
-        budget=request.budget if request else _money(draft.get("budget")),
-        justification=request.justification if request else (draft.get("justification") or ""),
-        waiting_on=_waiting_on(task, approvals, stand_ins), po_number=(task.data.get("purchase_order") or {}).get("id") or None,
-        question=_question(task, approvals), created_at=task.created_at, updated_at=task.updated_at,
-        progress=progress_of(task) if task.state in AFTER_THE_ORDER else None,
-        needed_by=_day(draft.get("needed_by")), spec=tuple(draft.get("notes") or ()))
+        department_name=named.department_name, requester=task.initiator.get_username(), lines=named.lines,
+        supplier=named.supplier, subtotal=_money(award.get("subtotal")), tax=_money(award.get("tax")),
+        total=named.total, budget=request.budget if request else _money(draft.get("budget")),
+        justification=named.justification, waiting_on=_waiting_on(task, approvals, stand_ins),
+        po_number=named.po_number, question=_question(task, approvals), created_at=task.created_at,
+        updated_at=task.updated_at, progress=progress_of(task) if task.state in AFTER_THE_ORDER else None,
+        needed_by=needed_by_of(task), spec=tuple(draft.get("notes") or ()))
 
 
-def _day(text) -> date | None:
+def needed_by_of(task: Task) -> date | None:
+    """The day the request's goods are needed by, as the chat or the request page took it."""
+    value = (task.data.get("draft") or {}).get("needed_by")
     try:
-        return date.fromisoformat(text) if text else None
+        return date.fromisoformat(value) if value else None
     except (TypeError, ValueError):
         return None
+
+
+def _award(task: Task) -> dict:
+    """The task's award, once it names a supplier; {} before."""
+    award = task.data.get("award") or {}
+    return award if award.get("supplier") else {}
 
 
 @dataclass(frozen=True)
@@ -215,10 +219,7 @@ class RequestNamed:
 
 def request_named(task: Task) -> RequestNamed:
     request = _request_of(task)
-    draft = task.data.get("draft") or {}
-    award = task.data.get("award") or {}
-    if not award.get("supplier"):
-        award = {}
+    draft, award = task.data.get("draft") or {}, _award(task)
     return RequestNamed(
         number=request.number if request else None, lines=_lines(award, request, draft),
         total=_money(award.get("total")), supplier=award.get("supplier"),
