@@ -267,8 +267,9 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
         context |= {"by": actor_label(event.actor),
                     "reason": render(said, language) if said is not None and not said.is_quoted else event.reason}
     if kind == "closed_short":  # what will not come, why, and the budget it gives back
-        context |= {"who": actor_label(event.actor), "reason": event.reason.rstrip("。.！!"),
-                    "not_coming": items_summary_lazy(_not_coming(task, event)),
+        closed = _closed_short(task, event)
+        context |= {"who": actor_label(event.actor), "reason": closed["reason"],
+                    "not_coming": items_summary_lazy(closed["lines"]),
                     "released": Decimal((event.data or {}).get("released") or 0)}
     if kind == "goods_received":  # a colleague of her department received her goods
         context |= {"who": actor_label(event.actor), "standing": _standing_lazy(task)}
@@ -287,7 +288,7 @@ def _event_deliveries(event: TaskEvent) -> list[Delivery]:
     if kind == "po_issued":
         deliveries += _supplier_deliveries(task, key, context["po_number"])
     if kind == "closed_short":
-        deliveries += _supplier_closed_deliveries(task, key, context["po_number"], event)
+        deliveries += _supplier_closed_deliveries(task, key, context["po_number"], closed)
     if kind == "needs_review":
         deliveries += _reviewer_deliveries(task, key, context)
     return deliveries
@@ -412,24 +413,30 @@ def _escalation_deliveries(approval: Approval, key: str) -> list[Delivery]:
             + [(users[pk], False) for pk in step.get("user_ids", []) if pk in users]]
 
 
-def _not_coming(task: Task, event: TaskEvent) -> list[dict]:
-    """The PO's lines a close short gave up, with how many of each will not come (its event's data)."""
-    approval = Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first()
+def _approved(task: Task) -> Approval | None:
+    """The approval whose scope the purchase order carried."""
+    return Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first()
+
+
+def _closed_short(task: Task, event: TaskEvent) -> dict:
+    """What a close short gave up (the PO's lines, with how many of each will not come, from its event's
+    data), why, and the approval whose scope the PO carried."""
+    approval = _approved(task)
     lines = approval.scope["lines"] if approval is not None else []
     closed = (event.data or {}).get("open") or {}
-    return [{**lines[int(n)], "quantity": count} for n, count in sorted(closed.items(), key=lambda kv: int(kv[0]))
-            if int(n) < len(lines)]
+    return {"approval": approval, "reason": event.reason.rstrip("。.！!"),
+            "lines": [{**lines[int(n)], "quantity": count}
+                      for n, count in sorted(closed.items(), key=lambda kv: int(kv[0])) if int(n) < len(lines)]}
 
 
-def _supplier_closed_deliveries(task: Task, key: str, po_number: str, event: TaskEvent) -> list[Delivery]:
+def _supplier_closed_deliveries(task: Task, key: str, po_number: str, closed: dict) -> list[Delivery]:
     """The supplier is told what of its purchase order will no longer be taken, and that only what was
     delivered is invoiced: to the addresses the PO went to."""
-    approval = Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first()
-    if approval is None:
+    if closed["approval"] is None:
         return []
-    scope = approval.scope
-    context = {"po_number": po_number, "supplier": scope["supplier"]["name"], "lines": _not_coming(task, event),
-               "reason": event.reason.rstrip("。.！!")} | supplier_facts(task, scope)
+    scope = closed["approval"].scope
+    context = {"po_number": po_number, "supplier": scope["supplier"]["name"], "lines": closed["lines"],
+               "reason": closed["reason"]} | supplier_facts(task, scope)
     return [Delivery("supplier_closed", task, f"{key}:supplier", SUPPLIER_LANGUAGE, "", context, email=email)
             for email in scope.get("emails", [])]
 
@@ -437,7 +444,7 @@ def _supplier_closed_deliveries(task: Task, key: str, po_number: str, event: Tas
 def _supplier_deliveries(task: Task, key: str, po_number: str) -> list[Delivery]:
     """The purchase order, to the addresses the approved scope names (and only after the ERP
     confirmed it: this runs for the `confirm` event)."""
-    approval = (Approval.objects.filter(task=task, status=Approval.Status.APPROVED).order_by("-decided_at").first())
+    approval = _approved(task)
     if approval is None:
         return []
     scope = approval.scope
