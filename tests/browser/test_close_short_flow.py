@@ -6,7 +6,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from agentstate.models import Task
-from procurement.receiving.services import goods_receipt_record
+from procurement.receiving.services import goods_receipt_record, purchase_order_close_short
 
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_console_and_axe import AXE_OPTIONS, BLOCKING, console_watch
@@ -29,18 +29,24 @@ def blocking_violations(page) -> list[str]:
     return [f"{v['id']} ({v['impact']})" for v in found if v["impact"] in BLOCKING]
 
 
+def on_phone(signed_in, username: str, language: str):
+    """`username` signed in at 390 px, reading `language`, with the console watched: (page, what it said)."""
+    page = signed_in(username, viewport=PHONE)
+    said: list[str] = []
+    console_watch(page, said)
+    if page.locator("html").get_attribute("lang") != language:
+        with page.expect_navigation():
+            page.select_option("#lang", language)
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    return page, said
+
+
 @pytest.mark.parametrize("language", ["zh-hant", "en"])
 def test_bob_closes_the_rest_short_on_his_phone(demo, erp, eager, signed_in, live_server, language):
     task = ordered(demo)
     goods_receipt_record(task_id=task.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 2}])
     words = WORDS[language]
-    bob = signed_in("bob", viewport=PHONE)
-    said: list[str] = []
-    console_watch(bob, said)
-    if bob.locator("html").get_attribute("lang") != language:
-        with bob.expect_navigation():
-            bob.select_option("#lang", language)
-    expect(bob.locator("html")).to_have_attribute("lang", language)
+    bob, said = on_phone(signed_in, "bob", language)
     bob.goto(f"{live_server.url}/tasks/{task.pk}/")
     expect(bob.get_by_role("heading", name=words["title"])).to_be_visible()
     expect(bob.locator(".close-short")).to_contain_text(words["line"])
@@ -76,18 +82,11 @@ AP_WORDS = {"zh-hant": {"left": "NT$13,440", "ordered": "已提前結案；原�
 @pytest.mark.parametrize("language", ["zh-hant", "en"])
 def test_carol_is_asked_for_what_was_accepted_after_the_close_on_her_phone(demo, erp, eager, signed_in, live_server,
                                                                             language):
-    from procurement.receiving.services import purchase_order_close_short
-
     task = ordered(demo)
     goods_receipt_record(task_id=task.pk, user=demo["alice"], lines=[{"line": 0, "accepted": 2}])
     purchase_order_close_short(task_id=task.pk, user=demo["bob"], reason="供應商停產")
     words = AP_WORDS[language]
-    carol = signed_in("carol", viewport=PHONE)
-    said: list[str] = []
-    console_watch(carol, said)
-    if carol.locator("html").get_attribute("lang") != language:
-        with carol.expect_navigation():
-            carol.select_option("#lang", language)
+    carol, said = on_phone(signed_in, "carol", language)
     carol.goto(f"{live_server.url}/invoices/")
     row = carol.locator(".open-pos tbody tr")
     expect(row).to_contain_text(words["left"])
